@@ -1,0 +1,137 @@
+"""The generic engine harness: random playthroughs with invariants, in the manner of OpenSpiel.
+
+``check_engine(engine)`` runs every check below for every allowed seat count and many seeds. Each
+check is also usable on its own, so an engine's own tests can run it on chosen configs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from games.engines.base import Engine, RuleError
+from games.engines.chance import ChanceStream
+
+GARBAGE_MOVES = (
+    {},
+    {"type": "no_such_action"},
+    {"type": 7},
+    {"type": "resign_now_please", "card": "AS"},
+)
+
+
+def canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | None = None, *, checks: bool = True):
+    """Play one game with random legal choices; returns ``(events, states)``.
+
+    With ``checks`` every step is verified: legal moves unique and stable, empty for seats that
+    may not act, every listed move accepted, unlisted ones rejected, serialisation round-trips,
+    and no view leaks a hidden card.
+    """
+    chooser = random.Random(seed)
+    secret = seed.to_bytes(8, "big")
+    state = engine.setup(config, seats)
+    events: list[dict] = []
+    states = [state]
+    seen_moves: list[dict] = []
+    while engine.outcome(state) is None:
+        assert len(events) < engine.max_events, f"{engine.slug}: no end after {len(events)} events"
+        due = engine.chance_due(state)
+        if due:
+            data = engine.sample_chance(state, ChanceStream(secret, len(events) + 1))
+            event = {"kind": "chance", "data": data}
+        else:
+            actors = sorted(engine.actors(state))
+            deadline = engine.deadline(state)
+            if checks:
+                _check_moves(engine, state, seats, seen_moves)
+            if deadline is not None and (not actors or chooser.random() < 0.1):
+                event = {"kind": "system", "data": {"type": "close_window", "window": deadline.window}}
+            else:
+                assert actors, f"{engine.slug}: nobody may act, no chance due, no window open"
+                seat = chooser.choice(actors)
+                moves = engine.legal_moves(state, seat)
+                assert moves, f"{engine.slug}: seat {seat} may act but has no legal move"
+                move = chooser.choice(moves)
+                seen_moves.extend(m for m in moves if m not in seen_moves)
+                event = {"kind": "move", "seat": seat, "data": move}
+        state = engine.apply(state, event)
+        events.append(event)
+        states.append(state)
+        if checks:
+            assert engine.load_state(json.loads(canonical(engine.dump_state(state)))) == state
+            check_no_leaks(engine, state, events, seats)
+    return events, states
+
+
+def _check_moves(engine: Engine, state, seats: int, seen_moves: list[dict]) -> None:
+    actors = engine.actors(state)
+    for seat in range(seats):
+        moves = engine.legal_moves(state, seat)
+        assert moves == engine.legal_moves(state, seat), "legal moves must come in a stable order"
+        encoded = [canonical(m) for m in moves]
+        assert len(set(encoded)) == len(encoded), f"duplicate legal moves for seat {seat}"
+        if seat not in actors:
+            assert moves == [], f"seat {seat} may not act but has legal moves"
+        for move in moves:
+            engine.apply(state, {"kind": "move", "seat": seat, "data": move})
+        for move in list(seen_moves) + list(GARBAGE_MOVES):
+            if canonical(move) in encoded:
+                continue
+            try:
+                engine.apply(state, {"kind": "move", "seat": seat, "data": move})
+            except RuleError as error:
+                assert error.code and error.message
+            else:
+                raise AssertionError(f"seat {seat}: unlisted move {move} was accepted")
+
+
+def check_no_leaks(engine: Engine, state, events: list[dict], seats: int) -> None:
+    """No seat's view of the state or of any event contains a card hidden from that seat."""
+    for seat in [*range(seats), None]:
+        hidden = engine.hidden_from(state, seat)
+        if not hidden:
+            continue
+        texts = [canonical(engine.view(state, seat))]
+        texts.extend(canonical(engine.event_view(state, event, seat)) for event in events)
+        for text in texts:
+            for token in hidden:
+                assert f'"{token}"' not in text, f"seat {seat} can see hidden {token}: {text[:300]}"
+
+
+def check_replay_equals_live(engine: Engine, seats: int, seed: int, config: dict | None = None) -> None:
+    events, states = random_playthrough(engine, seats, seed, config, checks=False)
+    replayed = engine.replay(config, seats, json.loads(canonical(events)))
+    assert replayed == states[-1]
+
+
+def check_deterministic(engine: Engine, seats: int, seed: int, config: dict | None = None) -> None:
+    first, _ = random_playthrough(engine, seats, seed, config, checks=False)
+    second, _ = random_playthrough(engine, seats, seed, config, checks=False)
+    assert canonical(first) == canonical(second)
+
+
+def check_outcome(engine: Engine, state, seats: int) -> None:
+    outcome = engine.outcome(state)
+    assert outcome is not None
+    ranked = [seat for group in outcome.ranking for seat in group]
+    assert sorted(ranked) == list(range(seats)), f"ranking must name every seat once: {outcome.ranking}"
+    assert all(group for group in outcome.ranking)
+    assert set(outcome.scores) <= set(range(seats))
+    json.loads(canonical(outcome.to_json()))
+
+
+def check_engine(engine: Engine, *, seeds: int = 30, config: dict | None = None) -> None:
+    """Every harness check, at every allowed seat count, over ``seeds`` random games."""
+    engine.describe()
+    engine.validate_config(config)
+    for seats in range(engine.min_seats, engine.max_seats + 1):
+        for seed in range(seeds):
+            events, states = random_playthrough(engine, seats, seed, config)
+            check_outcome(engine, states[-1], seats)
+            if seed < 5:
+                check_replay_equals_live(engine, seats, seed, config)
+                check_deterministic(engine, seats, seed, config)
