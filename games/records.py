@@ -38,6 +38,7 @@ class RecordError(Exception):
 class Record:
     header: dict
     events: list[dict] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # the file line of each event
 
     @property
     def engine(self) -> Engine:
@@ -144,8 +145,8 @@ def parse_record(lines: Iterable[str]) -> Record:
         position = len(record.events) + 1
         if "seq" in obj and obj["seq"] != position:
             raise RecordError(number, "bad_seq", f"seq is {obj['seq']!r} but this is event {position}")
-        event = {key: obj[key] for key in ("kind", "seat", "data") if key in obj}
-        record.events.append({"line": number, "event": event})
+        record.events.append({key: obj[key] for key in ("kind", "seat", "data") if key in obj})
+        record.lines.append(number)
     if record is None:
         raise RecordError(1, "empty_record", "the record is empty: the first line must be the header")
     return record
@@ -158,17 +159,16 @@ def replay_record(lines: Iterable[str], *, upto: int | None = None) -> Replay:
     seats = len(record.header["seats"])
     state = engine.setup(record.header["config"], seats)
     count = 0
-    for item in record.events:
+    for line, event in zip(record.lines, record.events, strict=True):
         if upto is not None and count >= upto:
             break
         if engine.outcome(state) is not None:
-            raise RecordError(item["line"], "game_over", "the game is already over; no further events are allowed")
+            raise RecordError(line, "game_over", "the game is already over; no further events are allowed")
         try:
-            state = engine.apply(state, item["event"])
+            state = engine.apply(state, event)
         except RuleError as error:
-            raise RecordError(item["line"], error.code, error.message) from None
+            raise RecordError(line, error.code, error.message) from None
         count += 1
-    record.events = [item["event"] for item in record.events]
     return Replay(record=record, state=state, events=count)
 
 

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 
 from .base import Engine, RuleError
 
-# Module names under games/engines, in listing order. A module exposes ``ENGINE``.
-_MODULES = ("nine_card",)
+# Shared modules that are not games; every other module in this package is one game and
+# exposes ``ENGINE``. Adding a game is adding its module.
+_NOT_GAMES = {"base", "cards", "chance"}
 
 
 def _load() -> dict[str, Engine]:
     registry: dict[str, Engine] = {}
-    for name in _MODULES:
-        engine = import_module(f"{__name__}.{name}").ENGINE
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name in _NOT_GAMES or module.name.startswith("_"):
+            continue
+        engine = import_module(f"{__name__}.{module.name}").ENGINE
+        if engine.slug in registry:
+            raise RuntimeError(f"two engine modules claim the slug {engine.slug!r}")
         registry[engine.slug] = engine
     return registry
 

@@ -296,7 +296,7 @@ class NineCard(Engine):
                 hidden.update(state.hands[owner])
             if not self._shows_set_aside(state, seat, owner):
                 hidden.update(state.set_aside[owner])
-            if owner != seat and state.pending[owner] is not None:
+            if state.pending[owner] is not None and not self._shows_hand(state, seat, owner):
                 hidden.add(state.pending[owner])
         return frozenset(hidden)
 
@@ -317,7 +317,7 @@ class NineCard(Engine):
                     cards.sort_by_value(state.set_aside[owner]) if self._shows_set_aside(state, seat, owner) else None
                 ),
             }
-            if owner == seat:
+            if self._shows_hand(state, seat, owner):
                 player["committed_card"] = state.pending[owner]
             players.append(player)
         return {
@@ -335,7 +335,7 @@ class NineCard(Engine):
         if event["kind"] == "chance" and data.get("type") == "deal":
             shown = dict(data)
             shown["hands"] = [
-                data["hands"][owner] if self._shows_hand(state, seat, owner) or seat == owner else None
+                data["hands"][owner] if self._shows_hand(state, seat, owner) else None
                 for owner in (0, 1)
             ]
             shown["set_aside"] = [
@@ -343,9 +343,8 @@ class NineCard(Engine):
                 for owner in (0, 1)
             ]
             return {**event, "data": shown}
-        if event["kind"] == "move" and event["seat"] != seat:
-            owner = event["seat"]
-            if data.get("card") not in state.played[owner]:
+        if event["kind"] == "move" and not self._shows_hand(state, seat, event["seat"]):
+            if data.get("card") not in state.played[event["seat"]]:
                 return {**event, "data": {"type": data["type"], "card": None}}
         return event
 

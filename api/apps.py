@@ -1,0 +1,7 @@
+"""Django app config for the REST API."""
+
+from django.apps import AppConfig
+
+
+class ApiConfig(AppConfig):
+    name = "api"

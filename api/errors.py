@@ -1,0 +1,85 @@
+"""One error shape for the whole API: ``{"code": <stable string>, "message": <what to fix>}``.
+
+Validation errors add ``fields`` (field name -> messages). Rule errors from the engines and
+service errors keep their own codes; nothing reaches the client as a 500 HTML page.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from games.engines.base import RuleError
+from games.records import RecordError
+from games.services import ServiceError
+
+log = logging.getLogger("kifu.api")
+
+DRF_CODES = {
+    exceptions.ParseError: "bad_json",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "bad_credentials",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+}
+
+
+class ApiError(exceptions.APIException):
+    """Raised by views for a refusal with a stable code."""
+
+    def __init__(self, code: str, message: str, status_code: int = 400) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+
+
+def error_body(code: str, message: str, **extra) -> dict:
+    return {"code": code, "message": message, **extra}
+
+
+def _flatten(detail) -> dict:
+    if isinstance(detail, dict):
+        return {key: [str(item) for item in (value if isinstance(value, list) else [value])] for key, value in detail.items()}
+    return {"non_field_errors": [str(item) for item in (detail if isinstance(detail, list) else [detail])]}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.code, exc.message), status=exc.status_code)
+    if isinstance(exc, ServiceError):
+        return Response(error_body(exc.code, exc.message), status=exc.status)
+    if isinstance(exc, RecordError):
+        return Response(error_body(exc.code, exc.message, line=exc.line), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, RuleError):
+        return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, Http404):
+        return Response(error_body("not_found", "no such object"), status=status.HTTP_404_NOT_FOUND)
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        summary = "; ".join(f"{key}: {' '.join(messages)}" for key, messages in fields.items())
+        return Response(error_body("invalid", summary, fields=fields), status=status.HTTP_400_BAD_REQUEST)
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        code = next((c for cls, c in DRF_CODES.items() if isinstance(exc, cls)), "error")
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        response.data = error_body(code, str(detail))
+        return response
+    return None
+
+
+def handler404(request, exception=None):
+    return JsonResponse(error_body("not_found", f"nothing at {request.path}"), status=404)
+
+
+def handler500(request):
+    log.error("unhandled error at %s", request.path)
+    return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=500)

@@ -1,0 +1,221 @@
+"""Request and response shapes of the API (they also make the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from games.models import Game, Submission
+
+User = get_user_model()
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="A stable machine-readable error code.")
+    message = serializers.CharField(help_text="What was wrong and how to fix it.")
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False)
+
+
+class AccountCreateSerializer(serializers.Serializer):
+    username = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,40}$", help_text="2-40 letters, digits, _ . -")
+    password = serializers.CharField(write_only=True, style={"input_type": "password"})
+
+    def validate_username(self, value):
+        if User.objects.filter(username__iexact=value).exists():
+            raise serializers.ValidationError("that username is taken")
+        return value
+
+    def validate_password(self, value):
+        try:
+            validate_password(value)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(list(error.messages)) from None
+        return value
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(write_only=True, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    token = serializers.CharField()
+
+
+class FlagSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.CharField()
+    default = serializers.JSONField()
+    description = serializers.CharField()
+    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    minimum = serializers.FloatField(required=False)
+    maximum = serializers.FloatField(required=False)
+
+
+class EngineSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    rules_version = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    mature = serializers.BooleanField()
+    flags = FlagSerializer(many=True)
+
+
+class SeatSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    name = serializers.CharField()
+    player = serializers.CharField(source="user.username", allow_null=True, default=None)
+
+
+class GameCreateSerializer(serializers.Serializer):
+    engine = serializers.CharField(help_text="A game slug from /api/engines.")
+    config = serializers.DictField(required=False, default=dict, help_text="Flags that differ from the defaults.")
+    seats = serializers.ListField(
+        child=serializers.CharField(allow_null=True),
+        min_length=1,
+        max_length=16,
+        help_text="One entry per seat, seat 0 first: a username, or null for an open seat.",
+    )
+
+    def validate_seats(self, value):
+        names = [name for name in value if name is not None]
+        users = {user.username: user for user in User.objects.filter(username__in=names)}
+        missing = sorted(set(names) - set(users))
+        if missing:
+            raise serializers.ValidationError(f"no such player: {', '.join(missing)}")
+        return [users[name] if name is not None else None for name in value]
+
+
+class JoinSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(required=False, min_value=0, help_text="A particular open seat.")
+
+
+class MoveSerializer(serializers.Serializer):
+    move = serializers.JSONField(help_text='The move: {"type": <action>, ...parameters} as in the game\'s rules.')
+    idempotency_key = serializers.CharField(
+        required=False,
+        max_length=100,
+        help_text="Resubmitting with the same key returns the first verdict (the Idempotency-Key header works too).",
+    )
+
+    def validate_move(self, value):
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            raise serializers.ValidationError('a move is a JSON object with a "type" string')
+        return value
+
+
+class GameSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField()
+    head_hash = serializers.SerializerMethodField()
+    window = serializers.SerializerMethodField()
+    urls = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "engine",
+            "rules_version",
+            "config",
+            "status",
+            "source",
+            "seats",
+            "actors",
+            "window",
+            "head_seq",
+            "head_hash",
+            "seed_sha256",
+            "seed",
+            "outcome",
+            "meta",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "urls",
+        ]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_seed(self, game) -> str | None:
+        return game.seed if game.is_finished else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_head_hash(self, game) -> str | None:
+        return game.head_hash if game.is_finished else None
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_window(self, game) -> dict | None:
+        if not game.window:
+            return None
+        return {"id": game.window, "opened_at": game.window_opened_at, "deadline_at": game.deadline_at}
+
+    @extend_schema_field(serializers.DictField(child=serializers.URLField()))
+    def get_urls(self, game) -> dict:
+        request = self.context.get("request")
+        names = ["state", "events", "legal-moves", "moves", "record", "verification", "join"]
+        return {
+            name.replace("-", "_"): reverse(f"api:game-{name}", kwargs={"pk": game.pk}, request=request)
+            for name in names
+        }
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id")
+    game = serializers.UUIDField(source="game_id")
+    move = serializers.JSONField(source="payload")
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id",
+            "game",
+            "seat",
+            "move",
+            "idempotency_key",
+            "status",
+            "code",
+            "message",
+            "event_seq",
+            "received_at",
+            "decided_at",
+            "url",
+        ]
+
+    def get_url(self, submission) -> str:
+        return reverse(
+            "api:submission-detail",
+            kwargs={"pk": submission.game_id, "sid": submission.public_id},
+            request=self.context.get("request"),
+        )
+
+
+class EventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    seat = serializers.IntegerField(required=False)
+    data = serializers.JSONField()
+    hash = serializers.CharField(required=False, help_text="Given once the game is over.")
+    created_at = serializers.DateTimeField()
+
+
+class RecordImportSerializer(serializers.Serializer):
+    record = serializers.CharField(help_text="The whole record, JSON Lines.", trim_whitespace=False)
+
+
+class VerificationSerializer(serializers.Serializer):
+    game = serializers.CharField()
+    ok = serializers.BooleanField()
+    events = serializers.IntegerField()
+    chain_ok = serializers.BooleanField()
+    replay_ok = serializers.BooleanField()
+    projection_ok = serializers.BooleanField()
+    chance_ok = serializers.BooleanField(allow_null=True)
+    seed_ok = serializers.BooleanField(allow_null=True)
+    problems = serializers.ListField(child=serializers.CharField())

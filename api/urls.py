@@ -1,0 +1,30 @@
+"""API routes under /api/."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from . import views
+
+app_name = "api"
+
+urlpatterns = [
+    path("accounts", views.AccountCreateView.as_view(), name="account-create"),
+    path("token", views.TokenView.as_view(), name="token"),
+    path("me", views.MeView.as_view(), name="me"),
+    path("engines", views.EngineListView.as_view(), name="engine-list"),
+    path("engines/<str:slug>", views.EngineDetailView.as_view(), name="engine-detail"),
+    path("games", views.GameListView.as_view(), name="game-list"),
+    path("games/<uuid:pk>", views.GameDetailView.as_view(), name="game-detail"),
+    path("games/<uuid:pk>/join", views.GameJoinView.as_view(), name="game-join"),
+    path("games/<uuid:pk>/state", views.GameStateView.as_view(), name="game-state"),
+    path("games/<uuid:pk>/events", views.GameEventsView.as_view(), name="game-events"),
+    path("games/<uuid:pk>/legal-moves", views.GameLegalMovesView.as_view(), name="game-legal-moves"),
+    path("games/<uuid:pk>/moves", views.GameMovesView.as_view(), name="game-moves"),
+    path("games/<uuid:pk>/submissions/<uuid:sid>", views.SubmissionDetailView.as_view(), name="submission-detail"),
+    path("games/<uuid:pk>/record", views.GameRecordView.as_view(), name="game-record"),
+    path("games/<uuid:pk>/verification", views.GameVerificationView.as_view(), name="game-verification"),
+    path("records", views.RecordImportView.as_view(), name="record-import"),
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+]

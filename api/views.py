@@ -1,0 +1,327 @@
+"""The REST API: thin views that validate input, call one service or selector, and serialize."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import django_filters
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, permissions, status
+from rest_framework.authtoken.models import Token
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, services, store
+from games.engines import all_engines, get_engine
+from games.models import Game, Submission
+
+from . import serializers as s
+from .errors import ApiError
+
+User = get_user_model()
+ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+
+
+# ---- accounts -----------------------------------------------------------------------------
+class AccountCreateView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=s.AccountCreateSerializer, responses={201: s.TokenSerializer, **ERRORS}, tags=["accounts"])
+    def post(self, request):
+        """Create an account; the answer carries its API token."""
+        data = s.AccountCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = User.objects.create_user(username=data.validated_data["username"], password=data.validated_data["password"])
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=s.TokenRequestSerializer, responses={200: s.TokenSerializer, **ERRORS}, tags=["accounts"])
+    def post(self, request):
+        """Exchange a username and password for the account's API token."""
+        data = s.TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request, **data.validated_data)
+        if user is None:
+            raise ApiError("bad_credentials", "wrong username or password", status.HTTP_401_UNAUTHORIZED)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"username": user.username, "token": token.key})
+
+
+class MeView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: s.TokenSerializer, **ERRORS}, tags=["accounts"])
+    def get(self, request):
+        """Who the token belongs to."""
+        token, _ = Token.objects.get_or_create(user=request.user)
+        return Response({"username": request.user.username, "token": token.key})
+
+
+# ---- engines ------------------------------------------------------------------------------
+class EngineListView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: s.EngineSerializer(many=True)}, tags=["engines"])
+    def get(self, request):
+        """Every game Kifu referees, with player counts, rules version and config flags."""
+        return Response([engine.describe() for engine in all_engines()])
+
+
+class EngineDetailView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: s.EngineSerializer, **ERRORS}, tags=["engines"])
+    def get(self, request, slug: str):
+        """One game's metadata and config flags."""
+        return Response(get_engine(slug).describe())
+
+
+# ---- games --------------------------------------------------------------------------------
+class GameFilter(django_filters.FilterSet):
+    engine = django_filters.CharFilter(help_text="Game slug.")
+    status = django_filters.ChoiceFilter(choices=Game.Status.choices)
+    player = django_filters.CharFilter(field_name="seats__user__username", help_text="Games with this player.")
+
+    class Meta:
+        model = Game
+        fields = ["engine", "status", "player"]
+
+
+class GameListView(generics.ListCreateAPIView):
+    serializer_class = s.GameSerializer
+    filterset_class = GameFilter
+
+    def get_queryset(self):
+        return selectors.game_list()
+
+    @extend_schema(tags=["games"])
+    def get(self, request, *args, **kwargs):
+        """Games, newest first; filter by engine, status and player."""
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=s.GameCreateSerializer, responses={201: s.GameSerializer, **ERRORS}, tags=["games"])
+    def post(self, request, *args, **kwargs):
+        """Create a game. It starts, and the cards are dealt, once every seat has a player."""
+        data = s.GameCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.game_create(
+            engine_slug=data.validated_data["engine"],
+            config=data.validated_data["config"],
+            seats=data.validated_data["seats"],
+            created_by=request.user,
+        )
+        game = selectors.game_get(game_id=game.pk)
+        return Response(s.GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+def load_game(pk) -> Game:
+    game = selectors.game_get(game_id=pk)
+    if game is None:
+        raise ApiError("not_found", "no such game", status.HTTP_404_NOT_FOUND)
+    return game
+
+
+class GameDetailView(APIView):
+    @extend_schema(responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    def get(self, request, pk):
+        """A game: seats, status, who may act, the open window and its deadline, the outcome."""
+        return Response(s.GameSerializer(load_game(pk), context={"request": request}).data)
+
+
+class GameJoinView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=s.JoinSerializer, responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    def post(self, request, pk):
+        """Take an open seat (the first, or the one asked for)."""
+        data = s.JoinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.game_join(game_id=load_game(pk).pk, user=request.user, seat=data.validated_data.get("seat"))
+        return Response(s.GameSerializer(load_game(game.pk), context={"request": request}).data)
+
+
+class GameStateView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
+    def get(self, request, pk):
+        """The state as the caller may see it: a seat sees its own hand, a spectator the public view."""
+        game = load_game(pk)
+        seat = selectors.seat_of(game=game, user=request.user)
+        return Response(
+            {
+                "game": str(game.pk),
+                "seat": seat,
+                "head_seq": game.head_seq,
+                "status": game.status,
+                "actors": game.actors,
+                "window": s.GameSerializer().get_window(game),
+                "view": selectors.game_view(game=game, seat=seat),
+                "legal_moves": selectors.legal_moves(game=game, seat=seat),
+                "outcome": game.outcome,
+            }
+        )
+
+
+class GameEventsView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, description="Only events with a greater seq (default 0)."),
+            OpenApiParameter("limit", int, description="At most this many (1-1000, default 500)."),
+        ],
+        responses={200: s.EventSerializer(many=True), **ERRORS},
+        tags=["play"],
+    )
+    def get(self, request, pk):
+        """Events after a seq, redacted for the caller while the game runs; every seq is listed."""
+        game = load_game(pk)
+        after = int_param(request, "after", 0, 0, 10**9)
+        limit = int_param(request, "limit", 500, 1, 1000)
+        seat = selectors.seat_of(game=game, user=request.user)
+        return Response(selectors.events_for(game=game, seat=seat, after=after, limit=limit))
+
+
+class GameLegalMovesView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
+    def get(self, request, pk):
+        """Every legal move for the caller's seat now (empty when it may not act)."""
+        game = load_game(pk)
+        seat = selectors.seat_of(game=game, user=request.user)
+        return Response({"seat": seat, "head_seq": game.head_seq, "moves": selectors.legal_moves(game=game, seat=seat)})
+
+
+def int_param(request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError("bad_parameter", f"{name} must be a whole number, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ApiError("bad_parameter", f"{name} must be from {low} to {high}")
+    return value
+
+
+def float_param(request, name: str, default: float, high: float) -> float:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ApiError("bad_parameter", f"{name} must be a number of seconds, not {raw!r}") from None
+    if not 0 <= value <= high:
+        raise ApiError("bad_parameter", f"{name} must be from 0 to {high:g} seconds")
+    return value
+
+
+class GameMovesView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=s.MoveSerializer,
+        parameters=[
+            OpenApiParameter("wait", float, description="Wait up to this many seconds for the verdict (max 30)."),
+            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."),
+        ],
+        responses={200: s.SubmissionSerializer, 202: s.SubmissionSerializer, 422: s.ErrorSerializer, **ERRORS},
+        tags=["play"],
+    )
+    def post(self, request, pk):
+        """Submit a move. 202: received, pending (poll its url); 200: accepted; 422: rejected by the rules.
+
+        ``{"type": "resign"}`` resigns. The same idempotency key always returns the first verdict.
+        """
+        wait = float_param(request, "wait", 0.0, settings.KIFU_MAX_WAIT_SECONDS)
+        data = s.MoveSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
+        game = load_game(pk)
+        result = services.move_submit(
+            game_id=game.pk, user=request.user, move=data.validated_data["move"], idempotency_key=key
+        )
+        submission = wait_for_verdict(result.submission, wait)
+        return submission_response(submission, request)
+
+
+def wait_for_verdict(submission: Submission, wait: float) -> Submission:
+    deadline = time.monotonic() + wait
+    while submission.status == Submission.Status.PENDING and time.monotonic() < deadline:
+        time.sleep(0.02)
+        submission.refresh_from_db(fields=["status", "code", "message", "event_seq", "decided_at"])
+    return submission
+
+
+def submission_response(submission: Submission, request) -> Response:
+    body = s.SubmissionSerializer(submission, context={"request": request}).data
+    if submission.status == Submission.Status.PENDING:
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+    if submission.status == Submission.Status.REJECTED:
+        return Response(
+            {"code": submission.code, "message": submission.message, "submission": body},
+            status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+        )
+    return Response(body)
+
+
+class SubmissionDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("wait", float, description="Wait up to this many seconds for the verdict.")],
+        responses={200: s.SubmissionSerializer, **ERRORS},
+        tags=["play"],
+    )
+    def get(self, request, pk, sid):
+        """One of your submissions and its verdict."""
+        wait = float_param(request, "wait", 0.0, settings.KIFU_MAX_WAIT_SECONDS)
+        submission = Submission.objects.filter(game_id=pk, public_id=sid, user=request.user).first()
+        if submission is None:
+            raise ApiError("not_found", "no such submission of yours", status.HTTP_404_NOT_FOUND)
+        submission = wait_for_verdict(submission, wait)
+        return Response(s.SubmissionSerializer(submission, context={"request": request}).data)
+
+
+class GameRecordView(APIView):
+    @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR, **ERRORS}, tags=["records"])
+    def get(self, request, pk):
+        """The whole record (JSON Lines), with the revealed seed; only once the game is over."""
+        game = load_game(pk)
+        if not game.is_finished:
+            raise ApiError(
+                "game_running",
+                "the full record is public once the game is over; follow the events endpoint until then",
+                status.HTTP_409_CONFLICT,
+            )
+        response = HttpResponse(store.record_export(game=game), content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{game.engine}-{game.pk}.kifu.jsonl"'
+        return response
+
+
+class GameVerificationView(APIView):
+    @extend_schema(responses={200: s.VerificationSerializer, **ERRORS}, tags=["records"])
+    def get(self, request, pk):
+        """Replay the stored game: hash chain, every event legal, projection, and the seed once revealed."""
+        return Response(store.game_verify(game=load_game(pk)).to_json())
+
+
+class RecordImportView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=s.RecordImportSerializer, responses={201: s.GameSerializer, **ERRORS}, tags=["records"])
+    def post(self, request):
+        """Store a game played at a real table; a bad record is refused at its first bad line."""
+        data = s.RecordImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = store.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
+        return Response(
+            s.GameSerializer(load_game(game.pk), context={"request": request}).data, status=status.HTTP_201_CREATED
+        )

@@ -1,0 +1,8 @@
+"""Django app config for the event store and game services."""
+
+from django.apps import AppConfig
+
+
+class GamesConfig(AppConfig):
+    name = "games"
+    default_auto_field = "django.db.models.BigAutoField"

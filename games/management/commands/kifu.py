@@ -1,0 +1,129 @@
+"""``manage.py kifu replay|import|export|verify``: game records from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from games.engines import get_engine
+from games.models import Game
+from games.records import RecordError, canonical_json, replay_record
+
+
+class Command(BaseCommand):
+    help = "Replay, import, export and verify game records (kifu files, JSON Lines)."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        replay = sub.add_parser("replay", help="replay a record offline and print the result")
+        replay.add_argument("file", help="the record file, or - for standard input")
+        replay.add_argument("--at", type=int, help="stop after event N and show the state there")
+        replay.add_argument("--as", dest="seat", type=int, help="show the view of this seat (default: spectator)")
+        replay.add_argument("--json", action="store_true", help="print one JSON object")
+        imp = sub.add_parser("import", help="validate and store a game played at a real table")
+        imp.add_argument("file")
+        exp = sub.add_parser("export", help="print a stored game's record")
+        exp.add_argument("game")
+        verify = sub.add_parser("verify", help="check stored games: chain, replay, projection, seed")
+        verify.add_argument("game", nargs="?")
+        verify.add_argument("--all", action="store_true")
+
+    def handle(self, *args, **options):
+        return getattr(self, f"do_{options['action']}")(options)
+
+    # -- replay --
+    def _lines(self, name: str) -> list[str]:
+        if name == "-":
+            return sys.stdin.read().splitlines()
+        try:
+            return Path(name).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise CommandError(f"cannot read {name}: {error}") from None
+
+    def _fail(self, error: RecordError, as_json: bool):
+        if as_json:
+            self.stdout.write(canonical_json({"error": error.to_json()}))
+        else:
+            self.stderr.write(f"line {error.line}: {error.code}: {error.message}")
+        sys.exit(2)
+
+    def do_replay(self, options):
+        as_json = options["json"]
+        if options["at"] is not None and options["at"] < 0:
+            raise CommandError("--at must be 0 or more")
+        try:
+            replay = replay_record(self._lines(options["file"]), upto=options["at"])
+        except RecordError as error:
+            self._fail(error, as_json)
+        engine, seats = replay.engine, len(replay.record.header["seats"])
+        seat = options["seat"]
+        if seat is not None and not 0 <= seat < seats:
+            raise CommandError(f"--as must be a seat from 0 to {seats - 1}")
+        outcome = replay.outcome_json()
+        result = {"finished": outcome is not None, "events": replay.events, "outcome": outcome}
+        if options["at"] is not None or seat is not None:
+            result["view"] = engine.view(replay.state, seat)
+        if as_json:
+            self.stdout.write(canonical_json(result))
+            return
+        self.stdout.write(f"{engine.name}: {replay.events} events replayed")
+        if outcome is None:
+            self.stdout.write("the game is not finished")
+        else:
+            names = replay.record.header["seats"]
+            for place, group in enumerate(outcome["ranking"], start=1):
+                self.stdout.write(f"{place}. " + ", ".join(f"{names[s]} (seat {s})" for s in group))
+            self.stdout.write(f"scores: {json.dumps(outcome['scores'])}")
+        if "view" in result:
+            self.stdout.write(json.dumps(result["view"], indent=2, ensure_ascii=False))
+
+    # -- import / export --
+    def do_import(self, options):
+        from games.store import record_import
+
+        try:
+            game = record_import(lines=self._lines(options["file"]))
+        except RecordError as error:
+            self._fail(error, False)
+        self.stdout.write(f"imported {game.engine} game {game.pk} ({game.head_seq} events, {game.status})")
+
+    def do_export(self, options):
+        from games.store import record_export
+
+        game = self._game(options["game"])
+        self.stdout.write(record_export(game=game), ending="")
+
+    def _game(self, game_id: str) -> Game:
+        try:
+            game = Game.objects.filter(pk=uuid.UUID(game_id)).first()
+        except ValueError:
+            game = None
+        if game is None:
+            raise CommandError(f"no game {game_id!r}")
+        return game
+
+    # -- verify --
+    def do_verify(self, options):
+        from games.store import game_verify
+
+        if options["all"] == bool(options["game"]):
+            raise CommandError("give one game id, or --all")
+        games = Game.objects.all().order_by("created_at") if options["all"] else [self._game(options["game"])]
+        failed = 0
+        total = len(games) if not options["all"] else games.count()
+        for game in tqdm(games, total=total, desc="verifying", unit="game", file=sys.stderr, disable=total < 2):
+            get_engine(game.engine)
+            report = game_verify(game=game)
+            if not report.ok:
+                failed += 1
+                self.stdout.write(f"FAIL {game.pk}: " + "; ".join(report.problems))
+            elif total == 1:
+                self.stdout.write(f"ok {game.pk}: {report.events} events, chain, replay and projection check out")
+        self.stdout.write(f"{total - failed} of {total} games verified" + (f", {failed} failed" if failed else ""))
+        if failed:
+            sys.exit(1)

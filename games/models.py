@@ -1,0 +1,150 @@
+"""The event store: games, seats, append-only events and move submissions."""
+
+from __future__ import annotations
+
+import uuid
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+
+GENESIS_HASH = "0" * 64
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "waiting for players"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    class Source(models.TextChoices):
+        SERVER = "server", "played on the server"
+        IMPORTED = "imported", "imported record of a table game"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    engine = models.CharField(max_length=40, db_index=True)
+    rules_version = models.CharField(max_length=20)
+    config = models.JSONField(default=dict, help_text="The full validated config, defaults included.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.SERVER)
+    seed = models.CharField(max_length=64, blank=True, help_text="Secret hex seed; public once finished.")
+    seed_sha256 = models.CharField(max_length=64, blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The head projection, written in the same transaction as the event it follows.
+    head_seq = models.PositiveIntegerField(default=0)
+    head_hash = models.CharField(max_length=64, default=GENESIS_HASH)
+    state = models.JSONField(null=True, blank=True)
+    outcome = models.JSONField(null=True, blank=True)
+    actors = models.JSONField(default=list, blank=True)
+    window = models.CharField(max_length=60, blank=True, help_text="Id of the open timed window, if any.")
+    window_opened_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.engine} {self.id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, related_name="seats", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    name = models.CharField(max_length=80, blank=True)
+
+    class Meta:
+        ordering = ["game", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["game", "user"], condition=models.Q(user__isnull=False), name="seat_one_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.game_id}: {self.name}"
+
+
+class Event(models.Model):
+    """One event of a game's log. Never updated or deleted: PostgreSQL triggers refuse it."""
+
+    class Kind(models.TextChoices):
+        CHANCE = "chance"
+        MOVE = "move"
+        SYSTEM = "system"
+
+    game = models.ForeignKey(Game, related_name="events", on_delete=models.PROTECT)
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    payload = models.JSONField()
+    hash = models.CharField(max_length=64, help_text="sha256(previous hash + canonical JSON of this event)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]
+        triggers = [
+            pgtrigger.Protect(name="event_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+            # Protect has no statement-level form for TRUNCATE, so this one is a plain trigger.
+            pgtrigger.Trigger(
+                name="event_no_truncate",
+                level=pgtrigger.Statement,
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                func="RAISE EXCEPTION 'kifu: the event log is append-only; TRUNCATE is refused'; RETURN NULL;",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.kind}"
+
+    def as_record(self) -> dict:
+        """The event as a record line / engine event (without seq)."""
+        event = {"kind": self.kind, "data": self.payload}
+        if self.seat is not None:
+            event["seat"] = self.seat
+        return event
+
+
+class Submission(models.Model):
+    """A move as the server received it; a worker turns it into an event or a rejection."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    # The auto-increment id is the server's receipt order: pending submissions are applied in it.
+    id = models.BigAutoField(primary_key=True)
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    game = models.ForeignKey(Game, related_name="submissions", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    seat = models.PositiveSmallIntegerField()
+    idempotency_key = models.CharField(max_length=100)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    code = models.CharField(max_length=60, blank=True)
+    message = models.TextField(blank=True)
+    event_seq = models.PositiveIntegerField(null=True, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user", "idempotency_key"], name="submission_idempotency"),
+        ]
+        indexes = [models.Index(fields=["game", "status", "id"], name="submission_pending")]
+
+    def __str__(self) -> str:
+        return f"submission {self.public_id} ({self.status})"

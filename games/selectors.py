@@ -1,0 +1,67 @@
+"""Reads of games and events as a given user may see them; nothing here writes."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from .engines import get_engine
+from .models import Event, Game, Seat
+
+
+def game_list(*, engine: str | None = None, status: str | None = None, player: str | None = None) -> QuerySet:
+    games = Game.objects.prefetch_related("seats__user")
+    if engine:
+        games = games.filter(engine=engine)
+    if status:
+        games = games.filter(status=status)
+    if player:
+        games = games.filter(seats__user__username=player)
+    return games.distinct()
+
+
+def game_get(*, game_id) -> Game | None:
+    try:
+        return Game.objects.prefetch_related("seats__user").filter(pk=game_id).first()
+    except Exception:  # a malformed UUID
+        return None
+
+
+def seat_of(*, game: Game, user) -> int | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return Seat.objects.filter(game=game, user=user).values_list("index", flat=True).first()
+
+
+def game_view(*, game: Game, seat: int | None) -> dict | None:
+    if game.state is None:
+        return None
+    engine = get_engine(game.engine)
+    return engine.view(engine.load_state(game.state), seat)
+
+
+def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
+    if seat is None or game.state is None or game.is_finished:
+        return []
+    engine = get_engine(game.engine)
+    return engine.legal_moves(engine.load_state(game.state), seat)
+
+
+def events_for(*, game: Game, seat: int | None, after: int = 0, limit: int = 500) -> list[dict]:
+    """Events after ``after`` as ``seat`` may see them; every seq is present so gaps show.
+
+    Once the game is over the whole record is public and nothing is redacted.
+    """
+    rows = Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
+    engine = get_engine(game.engine)
+    state = engine.load_state(game.state) if game.state is not None and not game.is_finished else None
+    out = []
+    for row in rows:
+        event = row.as_record()
+        if state is not None:
+            event = engine.event_view(state, event, seat)
+        item = {"seq": row.seq, **event, "created_at": row.created_at}
+        if game.is_finished:
+            # Not before: a hidden move has few possible contents, so its hash would give it away.
+            item["hash"] = row.hash
+        out.append(item)
+    return out

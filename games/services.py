@@ -1,0 +1,309 @@
+"""Every write to the event store: creating and joining games, submitting and applying moves.
+
+The order inside a write is always: lock the game row, run the engine, append events, update the
+head projection, and queue what leaves the process (timers, stream messages) with
+``transaction.on_commit`` - so nothing outside the database ever sees an uncommitted event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from .engines import get_engine
+from .engines.base import Engine, RuleError
+from .engines.chance import ChanceStream
+from .models import Event, Game, Seat, Submission
+from .records import canonical_json
+
+log = logging.getLogger("kifu.games")
+
+
+class ServiceError(Exception):
+    """A request the service refuses: ``status`` is the HTTP status the API answers with."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def event_hash(previous: str, seq: int, event: dict) -> str:
+    return hashlib.sha256((previous + canonical_json({"seq": seq, **event})).encode()).hexdigest()
+
+
+# ---- creating and joining ---------------------------------------------------------------------
+@transaction.atomic
+def game_create(
+    *,
+    engine_slug: str,
+    config: dict | None,
+    seats: list[AbstractBaseUser | None],
+    created_by: AbstractBaseUser | None,
+    names: list[str] | None = None,
+) -> Game:
+    """A new server game; it starts (and deals) as soon as every seat has a player."""
+    try:
+        engine = get_engine(engine_slug)
+        engine.check_seats(len(seats))
+        full_config = engine.validate_config(config)
+    except RuleError as error:
+        raise ServiceError(error.code, error.message) from None
+    users = [user for user in seats if user is not None]
+    if len({user.pk for user in users}) != len(users):
+        raise ServiceError("duplicate_player", "a player can hold only one seat of a game")
+    seed = secrets.token_hex(32)
+    game = Game.objects.create(
+        engine=engine.slug,
+        rules_version=engine.rules_version,
+        config=full_config,
+        seed=seed,
+        seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
+        created_by=created_by,
+    )
+    for index, user in enumerate(seats):
+        name = (names[index] if names else "") or (user.get_username() if user else "")
+        Seat.objects.create(game=game, index=index, user=user, name=name)
+    if all(user is not None for user in seats):
+        _start(game, engine)
+    return game
+
+
+@transaction.atomic
+def game_join(*, game_id, user: AbstractBaseUser, seat: int | None = None) -> Game:
+    """Take an open seat (the first one, or ``seat``); the last seat taken starts the game."""
+    game = _lock(game_id)
+    if game.status != Game.Status.OPEN:
+        raise ServiceError("game_not_open", "this game is not waiting for players", status=409)
+    seats = list(game.seats.order_by("index"))
+    if any(s.user_id == user.pk for s in seats):
+        raise ServiceError("already_seated", "you already hold a seat in this game", status=409)
+    open_seats = [s for s in seats if s.user_id is None]
+    if seat is not None:
+        open_seats = [s for s in open_seats if s.index == seat]
+        if not open_seats:
+            raise ServiceError("seat_taken", f"seat {seat} is not open", status=409)
+    if not open_seats:
+        raise ServiceError("game_full", "every seat is taken", status=409)
+    chosen = open_seats[0]
+    chosen.user = user
+    chosen.name = chosen.name or user.get_username()
+    chosen.save(update_fields=["user", "name"])
+    if all(s.user_id is not None for s in game.seats.all()):
+        _start(game, get_engine(game.engine))
+    return game
+
+
+def _start(game: Game, engine: Engine) -> None:
+    state = engine.setup(game.config, game.seats.count())
+    game.status = Game.Status.RUNNING
+    game.started_at = timezone.now()
+    state = _settle(game, engine, state)
+    _save_head(game, engine, state)
+
+
+# ---- moves ------------------------------------------------------------------------------------
+@dataclass
+class SubmitResult:
+    submission: Submission
+    created: bool
+
+
+def move_submit(*, game_id, user: AbstractBaseUser, move: dict, idempotency_key: str) -> SubmitResult:
+    """Store a pending submission and queue its validation; the same key returns the first one.
+
+    No game lock is taken here: receiving stays cheap, and the worker decides in receipt order.
+    """
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise ServiceError("malformed_move", 'a move is a JSON object with a "type" string')
+    if not idempotency_key or len(idempotency_key) > 100:
+        raise ServiceError("bad_idempotency_key", "the idempotency key must be 1-100 characters")
+    existing = _existing_submission(game_id, user, idempotency_key, move)
+    if existing:
+        return SubmitResult(existing, False)
+    seat = Seat.objects.filter(game_id=game_id, user=user).values_list("index", flat=True).first()
+    if seat is None:
+        raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                game_id=game_id, user=user, seat=seat, idempotency_key=idempotency_key, payload=move
+            )
+            transaction.on_commit(lambda: _queue_advance(game_id))
+    except IntegrityError:
+        # Two requests with one key raced; the other one won and its submission is the answer.
+        existing = _existing_submission(game_id, user, idempotency_key, move)
+        if existing is None:
+            raise
+        return SubmitResult(existing, False)
+    return SubmitResult(submission, True)
+
+
+def _existing_submission(game_id, user, key: str, move: dict) -> Submission | None:
+    existing = Submission.objects.filter(game_id=game_id, user=user, idempotency_key=key).first()
+    if existing and canonical_json(existing.payload) != canonical_json(move):
+        raise ServiceError(
+            "idempotency_conflict",
+            "this idempotency key was already used for a different move; use a new key",
+            status=409,
+        )
+    return existing
+
+
+def _queue_advance(game_id) -> None:
+    from .tasks import game_advance_task
+
+    game_advance_task.delay(str(game_id))
+
+
+@transaction.atomic
+def game_advance(*, game_id) -> int:
+    """Apply the game's pending submissions in receipt order, then close an overdue window.
+
+    Locks the game row first, so two workers never apply moves to one game at once, and every
+    verdict, event and the head projection commit together. A submission received after the open
+    window's deadline is judged after that window closes: fairness follows the recorded deadline
+    and the receipt time, not the moment a worker gets to it. Returns the number of decisions.
+    """
+    game = _lock(game_id)
+    pending = list(game.submissions.filter(status=Submission.Status.PENDING).order_by("id"))
+    if game.status == Game.Status.OPEN and not pending:
+        return 0
+    engine = get_engine(game.engine)
+    state = engine.load_state(game.state) if game.state is not None else None
+    decided = 0
+    for submission in pending:
+        if state is not None:
+            state = _close_if_overdue(game, engine, state, submission.received_at)
+        verdict = _decide(game, engine, state, submission)
+        if verdict is not None:
+            state = verdict
+        decided += 1
+    if state is not None:
+        state = _close_if_overdue(game, engine, state, timezone.now())
+        _save_head(game, engine, state)
+    return decided
+
+
+def _decide(game: Game, engine: Engine, state, submission: Submission):
+    """Accept or reject one submission; returns the new state if it was accepted."""
+    submission.decided_at = timezone.now()
+    try:
+        if game.status == Game.Status.OPEN:
+            raise ServiceError("game_not_started", "the game has not started: seats are still open")
+        if game.status == Game.Status.FINISHED:
+            raise ServiceError("game_over", "the game is over; no more moves are accepted")
+        if submission.payload.get("type") == "resign":
+            event = {"kind": "system", "data": {"type": "resign", "seat": submission.seat}}
+        else:
+            event = {"kind": "move", "seat": submission.seat, "data": submission.payload}
+        state = _append(game, engine, state, event)
+        state = _settle(game, engine, state)
+    except (RuleError, ServiceError) as error:
+        submission.status = Submission.Status.REJECTED
+        submission.code, submission.message = error.code, error.message
+        submission.save(update_fields=["status", "code", "message", "decided_at"])
+        return None
+    submission.status = Submission.Status.ACCEPTED
+    submission.event_seq = game.head_seq
+    submission.save(update_fields=["status", "event_seq", "decided_at"])
+    return state
+
+
+def _close_if_overdue(game: Game, engine: Engine, state, moment):
+    if game.status != Game.Status.RUNNING or not game.window or game.deadline_at is None:
+        return state
+    if moment < game.deadline_at:
+        return state
+    event = {"kind": "system", "data": {"type": "close_window", "window": game.window}}
+    state = _append(game, engine, state, event)
+    return _settle(game, engine, state)
+
+
+# ---- the append path --------------------------------------------------------------------------
+def _append(game: Game, engine: Engine, state, event: dict):
+    """Run the engine and append the event; the caller holds the game row lock."""
+    new_state = engine.apply(state, event)
+    seq = game.head_seq + 1
+    digest = event_hash(game.head_hash, seq, event)
+    Event.objects.create(
+        game=game, seq=seq, kind=event["kind"], seat=event.get("seat"), payload=event["data"], hash=digest
+    )
+    game.head_seq, game.head_hash = seq, digest
+    return new_state
+
+
+def _settle(game: Game, engine: Engine, state):
+    """Append the chance events now due (drawn from the seed), then note outcome and deadline."""
+    while engine.chance_due(state):
+        rng = ChanceStream(bytes.fromhex(game.seed), game.head_seq + 1)
+        state = _append(game, engine, state, {"kind": "chance", "data": engine.sample_chance(state, rng)})
+    outcome = engine.outcome(state)
+    if outcome is not None:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        game.outcome = outcome.to_json()
+    deadline = None if outcome is not None else engine.deadline(state)
+    if deadline is None:
+        game.window, game.window_opened_at, game.deadline_at = "", None, None
+    elif deadline.window != game.window:
+        now = timezone.now()
+        game.window, game.window_opened_at = deadline.window, now
+        game.deadline_at = now + timedelta(seconds=deadline.seconds)
+    return state
+
+
+def _save_head(game: Game, engine: Engine, state) -> None:
+    game.state = engine.dump_state(state)
+    game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(state))
+    game.save()
+    seq, window, deadline, finished = game.head_seq, game.window, game.deadline_at, game.is_finished
+    transaction.on_commit(lambda: _after_commit(game.pk, seq, window, deadline, finished))
+
+
+def _after_commit(game_id, seq: int, window: str, deadline, finished: bool) -> None:
+    from . import streams
+    from .tasks import schedule_window_close
+
+    streams.publish(game_id, {"seq": seq, "window": window or None, "finished": finished})
+    if window and deadline is not None:
+        schedule_window_close(game_id, window, deadline)
+
+
+def _lock(game_id) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError):
+        raise ServiceError("not_found", "no such game", status=404) from None
+
+
+# ---- timers -----------------------------------------------------------------------------------
+def deadlines_sweep() -> int:
+    """Advance every running game whose open window is overdue; returns how many were due."""
+    due = list(
+        Game.objects.filter(status=Game.Status.RUNNING, deadline_at__lte=timezone.now()).values_list("pk", flat=True)
+    )
+    for game_id in due:
+        game_advance(game_id=game_id)
+    return len(due)
+
+
+def submissions_sweep(*, older_than: float) -> int:
+    """Queue again the games whose submissions have waited too long (a lost task or worker)."""
+    cutoff = timezone.now() - timedelta(seconds=older_than)
+    stale = set(
+        Submission.objects.filter(status=Submission.Status.PENDING, received_at__lte=cutoff).values_list(
+            "game_id", flat=True
+        )
+    )
+    for game_id in stale:
+        _queue_advance(game_id)
+    return len(stale)

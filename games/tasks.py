@@ -1,0 +1,54 @@
+"""Celery tasks: they take ids, call a service and own the retries; no rules live here."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+from django.db import OperationalError
+from django.utils import timezone
+
+from . import services
+from .models import Game
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=0.2,
+    max_retries=8,
+)
+def game_advance_task(game_id: str) -> int:
+    """Validate and apply a game's pending submissions (and close an overdue window)."""
+    return services.game_advance(game_id=game_id)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=20)
+def window_close_task(self, game_id: str, window: str) -> bool:
+    """Close ``window`` once its deadline has passed; a stale or repeated timer changes nothing."""
+    services.game_advance(game_id=game_id)
+    game = Game.objects.filter(pk=game_id).values("window", "deadline_at").first()
+    if game and game["window"] == window and game["deadline_at"] is not None:
+        remaining = (game["deadline_at"] - timezone.now()).total_seconds()
+        raise self.retry(countdown=max(remaining, 0.01))  # fired a little early: wait the rest
+    return True
+
+
+@shared_task
+def deadlines_sweep() -> int:
+    """Beat: close every overdue window, including those whose timer task was lost."""
+    return services.deadlines_sweep()
+
+
+@shared_task
+def submissions_sweep() -> int:
+    """Beat: queue again games whose submissions were left pending (a worker died mid-task)."""
+    return services.submissions_sweep(older_than=settings.KIFU_SUBMISSION_REQUEUE_SECONDS)
+
+
+def schedule_window_close(game_id, window: str, deadline) -> None:
+    """Set the timer for an open window. Embedded mode has no broker that can wait, so its
+    scheduler thread (games.scheduler) sweeps overdue windows instead."""
+    if settings.EMBEDDED:
+        return
+    window_close_task.apply_async((str(game_id), window), eta=deadline)

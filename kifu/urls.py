@@ -1,0 +1,13 @@
+"""Top-level URLs: the API under /api/, the admin, and the web pages."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("api/", include("api.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("web.urls")),
+]
+
+handler404 = "api.errors.handler404"
+handler500 = "api.errors.handler500"
