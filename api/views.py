@@ -36,7 +36,9 @@ class AccountCreateView(APIView):
         """Create an account; the answer carries its API token."""
         data = s.AccountCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = User.objects.create_user(username=data.validated_data["username"], password=data.validated_data["password"])
+        user = User.objects.create_user(
+            username=data.validated_data["username"], password=data.validated_data["password"]
+        )
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
 
@@ -230,7 +232,9 @@ class GameMovesView(APIView):
         request=s.MoveSerializer,
         parameters=[
             OpenApiParameter("wait", float, description="Wait up to this many seconds for the verdict (max 30)."),
-            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."),
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."
+            ),
         ],
         responses={200: s.SubmissionSerializer, 202: s.SubmissionSerializer, 422: s.ErrorSerializer, **ERRORS},
         tags=["play"],
@@ -253,10 +257,14 @@ class GameMovesView(APIView):
 
 
 def wait_for_verdict(submission: Submission, wait: float) -> Submission:
+    """Re-read the submission until it is decided or ``wait`` seconds pass (it may already be:
+    embedded mode decides it in the request that stored it)."""
+    fields = ["status", "code", "message", "event_seq", "decided_at"]
     deadline = time.monotonic() + wait
+    submission.refresh_from_db(fields=fields)
     while submission.status == Submission.Status.PENDING and time.monotonic() < deadline:
         time.sleep(0.02)
-        submission.refresh_from_db(fields=["status", "code", "message", "event_seq", "decided_at"])
+        submission.refresh_from_db(fields=fields)
     return submission
 
 

@@ -32,6 +32,7 @@ class Command(BaseCommand):
         verify = sub.add_parser("verify", help="check stored games: chain, replay, projection, seed")
         verify.add_argument("game", nargs="?")
         verify.add_argument("--all", action="store_true")
+        sub.add_parser("demo", help="create the demo players (with API tokens) and games, once")
 
     def handle(self, *args, **options):
         return getattr(self, f"do_{options['action']}")(options)
@@ -106,6 +107,15 @@ class Command(BaseCommand):
         if game is None:
             raise CommandError(f"no game {game_id!r}")
         return game
+
+    # -- demo --
+    def do_demo(self, options):
+        from games.demo import DEMO_PASSWORD, demo_load
+
+        tokens = demo_load()
+        self.stdout.write(f"demo players (password {DEMO_PASSWORD!r}) and their API tokens:")
+        for name, token in tokens.items():
+            self.stdout.write(f"  {name:6} {token}")
 
     # -- verify --
     def do_verify(self, options):
