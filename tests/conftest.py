@@ -99,7 +99,11 @@ class Stack:
 
         self.worker.start()
         wait_until(
-            lambda: any(self.worker_name in reply for reply in app.control.ping(timeout=0.5)),
+            lambda: any(
+                name.startswith(self.worker_name.split("@")[0])
+                for reply in app.control.ping(timeout=0.5)
+                for name in reply
+            ),
             60,
             "the Celery worker to answer a ping",
         )

@@ -54,11 +54,11 @@ def error_code(fn, *args, **kwargs):
 # ---- harness ---------------------------------------------------------------------------------
 # A random game at the default config runs 50-170 discards (200-650 events), and the generic
 # harness costs O(events x every move seen so far) with up to 1,296 distinct discard moves, so one
-# checked default game takes 3-20 s. The default config is therefore run on two short seeds here;
-# the variants run many seeds with a small max_discards.
+# checked default game takes 3-20 s. The default config is therefore run on one short seed here;
+# the variants run a few seeds with a small max_discards.
 
 
-@pytest.mark.parametrize("seed", [25, 11])
+@pytest.mark.parametrize("seed", [25])
 def test_harness_default_config(seed):
     events, states = random_playthrough(ENGINE, 4, seed)
     check_outcome(ENGINE, states[-1], 4)
@@ -70,16 +70,16 @@ def test_harness_default_config(seed):
 @pytest.mark.parametrize(
     "config",
     [
-        {"max_discards": 12},
-        {"max_discards": 12, "reaction_mode": "open", "multi_call_priority": "first_received"},
-        {"max_discards": 12, "include_face_cards": True, "ranking_tiebreak": "fewer_cards"},
-        {"max_discards": 12, "reveal_dead_pile_at_end": True},
-        {"max_discards": 12, "reaction_window_seconds": 0},
+        {"max_discards": 8},
+        {"max_discards": 8, "reaction_mode": "open", "multi_call_priority": "first_received"},
+        {"max_discards": 8, "include_face_cards": True, "ranking_tiebreak": "fewer_cards"},
+        {"max_discards": 8, "reveal_dead_pile_at_end": True},
+        {"max_discards": 8, "reaction_window_seconds": 0},
     ],
     ids=["short", "open-first", "face-fewer", "reveal-dead", "no-timer"],
 )
 def test_harness_variants(config):
-    check_engine(ENGINE, seeds=4, config=config)
+    check_engine(ENGINE, seeds=3, config=config)
 
 
 def test_config_is_validated():
@@ -285,10 +285,14 @@ def test_no_seat_sees_another_seats_hand():
 
 
 def test_pending_and_got_card_seen_only_by_discarder_and_getter():
-    events = [{"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}}]
+    events = [
+        {"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}},
+        {"kind": "move", "seat": 0, "data": {"type": "discard", "card": "10H", "declared_suit": "C", "declared_rank": "2"}},
+        {"kind": "system", "data": {"type": "close_window", "window": "reaction-1"}},
+    ]
     state = ENGINE.replay({}, 4, events)
-    for event in (
-        {"kind": "move", "seat": 3, "data": {"type": "discard", "card": "2C", "declared_suit": "H", "declared_rank": "10"}},
+    assert state.active == 3
+    for event in (        {"kind": "move", "seat": 3, "data": {"type": "discard", "card": "2C", "declared_suit": "H", "declared_rank": "10"}},
         {"kind": "move", "seat": 1, "data": {"type": "call_get"}},
     ):
         events.append(event)
@@ -296,7 +300,7 @@ def test_pending_and_got_card_seen_only_by_discarder_and_getter():
     for seat in (0, 1, 2, None):
         assert_not_shown(state, events, seat, {"2C"})
     assert ENGINE.view(state, 3)["reaction"]["card"] == "2C"
-    events.append({"kind": "system", "data": {"type": "close_window", "window": "reaction-1"}})
+    events.append({"kind": "system", "data": {"type": "close_window", "window": "reaction-2"}})
     state = ENGINE.apply(state, events[-1])
     assert ENGINE.view(state, 1)["last"]["card"] == "2C"  # the getter
     assert ENGINE.view(state, 3)["last"]["card"] == "2C"  # the discarder
