@@ -122,8 +122,12 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory):
     import redis
 
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_database()")  # the test database pytest-django made
+        (name,) = cursor.fetchone()
     db = connection.settings_dict
-    database_url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    database_url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{name}"
+    assert name.startswith("test_"), f"refusing to run the stack against a non-test database {name!r}"
     logdir = tmp_path_factory.mktemp("stack")
     env = {
         **os.environ,

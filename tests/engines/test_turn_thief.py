@@ -44,6 +44,23 @@ def close(state, window=None):
     return ENGINE.apply(state, {"kind": "system", "data": {"type": "close_window", "window": window}})
 
 
+def deal_event(factions=FACTIONS, hands=HANDS):
+    return {"kind": "chance", "data": {"type": "deal", "factions": factions, "hands": hands}}
+
+
+def discard_event(seat, card, suit, rank):
+    data = {"type": "discard", "card": card, "declared_suit": suit, "declared_rank": rank}
+    return {"kind": "move", "seat": seat, "data": data}
+
+
+def call_event(seat, call):
+    return {"kind": "move", "seat": seat, "data": {"type": f"call_{call}"}}
+
+
+def close_event(window):
+    return {"kind": "system", "data": {"type": "close_window", "window": window}}
+
+
 def error_code(fn, *args, **kwargs):
     with pytest.raises(RuleError) as error:
         fn(*args, **kwargs)
@@ -275,7 +292,7 @@ def assert_not_shown(state, events, seat, card_ids):
 
 
 def test_no_seat_sees_another_seats_hand():
-    deal = {"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}}
+    deal = deal_event()
     state = ENGINE.apply(ENGINE.setup({}, 4), deal)
     for seat in (0, 1, 2, 3, None):
         others = {c for owner, hand in enumerate(HANDS) if owner != seat for c in hand}
@@ -286,21 +303,22 @@ def test_no_seat_sees_another_seats_hand():
 
 def test_pending_and_got_card_seen_only_by_discarder_and_getter():
     events = [
-        {"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}},
-        {"kind": "move", "seat": 0, "data": {"type": "discard", "card": "10H", "declared_suit": "C", "declared_rank": "2"}},
-        {"kind": "system", "data": {"type": "close_window", "window": "reaction-1"}},
+        deal_event(),
+        discard_event(0, "10H", "C", "2"),
+        close_event("reaction-1"),
     ]
     state = ENGINE.replay({}, 4, events)
     assert state.active == 3
-    for event in (        {"kind": "move", "seat": 3, "data": {"type": "discard", "card": "2C", "declared_suit": "H", "declared_rank": "10"}},
-        {"kind": "move", "seat": 1, "data": {"type": "call_get"}},
+    for event in (
+        discard_event(3, "2C", "H", "10"),
+        call_event(1, "get"),
     ):
         events.append(event)
         state = ENGINE.apply(state, event)
     for seat in (0, 1, 2, None):
         assert_not_shown(state, events, seat, {"2C"})
     assert ENGINE.view(state, 3)["reaction"]["card"] == "2C"
-    events.append({"kind": "system", "data": {"type": "close_window", "window": "reaction-2"}})
+    events.append(close_event("reaction-2"))
     state = ENGINE.apply(state, events[-1])
     assert ENGINE.view(state, 1)["last"]["card"] == "2C"  # the getter
     assert ENGINE.view(state, 3)["last"]["card"] == "2C"  # the discarder
@@ -311,11 +329,9 @@ def test_pending_and_got_card_seen_only_by_discarder_and_getter():
 
 
 def test_sealed_calls_hidden_until_window_closes():
-    events = [{"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}}]
-    events.append(
-        {"kind": "move", "seat": 0, "data": {"type": "discard", "card": "7H", "declared_suit": "H", "declared_rank": "7"}}
-    )
-    events.append({"kind": "move", "seat": 2, "data": {"type": "call_doubt"}})
+    events = [deal_event()]
+    events.append(discard_event(0, "7H", "H", "7"))
+    events.append(call_event(2, "doubt"))
     state = ENGINE.replay({}, 4, events)
     for seat in (0, 1, 3, None):
         assert ENGINE.view(state, seat)["reaction"]["calls"] == {}
@@ -326,7 +342,7 @@ def test_sealed_calls_hidden_until_window_closes():
     open_state = ENGINE.replay({"reaction_mode": "open"}, 4, events)
     assert ENGINE.view(open_state, 1)["reaction"]["calls"] == {"2": "doubt"}
     assert ENGINE.event_view(open_state, events[2], 1) == events[2]
-    state = ENGINE.apply(state, {"kind": "system", "data": {"type": "close_window", "window": "reaction-1"}})
+    state = ENGINE.apply(state, close_event("reaction-1"))
     assert ENGINE.event_view(state, events[2], 1) == events[2]
     assert ENGINE.view(state, None)["last"]["calls"] == {"1": "none", "2": "doubt", "3": "none"}
     assert ENGINE.view(state, None)["last"]["card"] == "7H"  # doubted: face up for everyone
@@ -336,9 +352,9 @@ def test_dead_pile_stays_hidden_after_the_end_unless_configured():
     for reveal in (False, True):
         config = {"max_discards": 1, "reveal_dead_pile_at_end": reveal}
         events = [
-            {"kind": "chance", "data": {"type": "deal", "factions": FACTIONS, "hands": HANDS}},
-            {"kind": "move", "seat": 0, "data": {"type": "discard", "card": "7D", "declared_suit": "S", "declared_rank": "2"}},
-            {"kind": "system", "data": {"type": "close_window", "window": "reaction-1"}},
+            deal_event(),
+            discard_event(0, "7D", "S", "2"),
+            close_event("reaction-1"),
         ]
         state = ENGINE.replay(config, 4, events)
         assert state.phase == "over"
