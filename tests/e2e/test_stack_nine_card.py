@@ -16,7 +16,9 @@ from games.records import replay_record, verify_chance
 
 from ..conftest import Player, wait_until
 
-pytestmark = pytest.mark.stack
+# django_db makes pytest-django create the test database the stack processes use. Not
+# transaction=True: its flush would TRUNCATE the append-only event table.
+pytestmark = [pytest.mark.stack, pytest.mark.django_db]
 
 
 def play_out(game_id: str, seats: list[Player]) -> dict:
