@@ -48,7 +48,10 @@ def error_body(code: str, message: str, **extra) -> dict:
 
 def _flatten(detail) -> dict:
     if isinstance(detail, dict):
-        return {key: [str(item) for item in (value if isinstance(value, list) else [value])] for key, value in detail.items()}
+        return {
+            key: [str(item) for item in (value if isinstance(value, list) else [value])]
+            for key, value in detail.items()
+        }
     return {"non_field_errors": [str(item) for item in (detail if isinstance(detail, list) else [detail])]}
 
 

@@ -43,8 +43,6 @@ def start_embedded_scheduler() -> bool:
     if _started.is_set():
         return True
     _started.set()
-    thread = threading.Thread(
-        target=_run, args=(settings.KIFU_EMBEDDED_TICK_SECONDS,), name="kifu-timers", daemon=True
-    )
+    thread = threading.Thread(target=_run, args=(settings.KIFU_EMBEDDED_TICK_SECONDS,), name="kifu-timers", daemon=True)
     thread.start()
     return True

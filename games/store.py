@@ -68,9 +68,7 @@ def record_import(*, lines: Iterable[str], created_by=None) -> Game:
     for seq, event in enumerate(record.events, start=1):
         previous = event_hash(previous, seq, event)
         rows.append(
-            Event(
-                game=game, seq=seq, kind=event["kind"], seat=event.get("seat"), payload=event["data"], hash=previous
-            )
+            Event(game=game, seq=seq, kind=event["kind"], seat=event.get("seat"), payload=event["data"], hash=previous)
         )
     Event.objects.bulk_create(rows)
     game.head_seq, game.head_hash = len(rows), previous

@@ -45,7 +45,9 @@ def standard_deck(jokers: int = 0) -> tuple[str, ...]:
 
 def sort_by_value(cards) -> list[str]:
     """Cards in a stable display order: by value, then suit order."""
-    return sorted(cards, key=lambda c: (RANK_VALUE.get(rank_of(c), 99), SUITS.index(suit_of(c)) if c[-1] in SUITS else 9, c))
+    return sorted(
+        cards, key=lambda c: (RANK_VALUE.get(rank_of(c), 99), SUITS.index(suit_of(c)) if c[-1] in SUITS else 9, c)
+    )
 
 
 def tile(a: int, b: int) -> str:

@@ -127,9 +127,7 @@ class NineCard(Engine):
 
     def _apply_deal(self, state: NineCardState, data: dict) -> NineCardState:
         hands, set_aside = data.get("hands"), data.get("set_aside")
-        if not (isinstance(hands, list) and isinstance(set_aside, list)) or not (
-            len(hands) == len(set_aside) == 2
-        ):
+        if not (isinstance(hands, list) and isinstance(set_aside, list)) or not (len(hands) == len(set_aside) == 2):
             raise MalformedEvent("a deal needs two hands and two set_aside piles")
         for seat, suit in enumerate(_suits(state.config)):
             hand, aside = hands[seat], set_aside[seat]
@@ -335,12 +333,10 @@ class NineCard(Engine):
         if event["kind"] == "chance" and data.get("type") == "deal":
             shown = dict(data)
             shown["hands"] = [
-                data["hands"][owner] if self._shows_hand(state, seat, owner) else None
-                for owner in (0, 1)
+                data["hands"][owner] if self._shows_hand(state, seat, owner) else None for owner in (0, 1)
             ]
             shown["set_aside"] = [
-                data["set_aside"][owner] if self._shows_set_aside(state, seat, owner) else None
-                for owner in (0, 1)
+                data["set_aside"][owner] if self._shows_set_aside(state, seat, owner) else None for owner in (0, 1)
             ]
             return {**event, "data": shown}
         if event["kind"] == "move" and not self._shows_hand(state, seat, event["seat"]):
