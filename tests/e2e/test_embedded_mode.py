@@ -8,7 +8,9 @@ import sys
 
 import requests
 
-from ..conftest import BIN, ROOT, Player, Process, free_port, wait_until
+from kifu.devstack import BIN, ROOT, Process, free_port, wait_until
+
+from ..conftest import Player
 
 
 def test_embedded_service_plays_and_closes_windows_on_time(tmp_path):

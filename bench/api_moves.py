@@ -1,0 +1,145 @@
+"""Validated moves per second through the API with a real worker, against an in-process baseline.
+
+    .venv/bin/python bench/api_moves.py [--games 8] [--database-url postgres://postgres@127.0.0.1:5432/kifu_bench]
+                                        [--redis-url redis://127.0.0.1:6379/14]
+
+It makes a scratch PostgreSQL database, starts gunicorn (2 processes) + a Celery worker
+(concurrency 2) + beat as separate processes, and has 2 client threads per game play Nine Card over
+HTTP with ``?wait=`` (submit, validate in the worker, verdict). The baseline, in the same run and on
+the same database, applies the same number of moves in-process through the services (no HTTP, no
+queue). The database is dropped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def admin_sql(database_url: str, sql: str) -> None:
+    import psycopg
+
+    parts = urlsplit(database_url)
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def http_game(base_url: str, count: list[int], lock: threading.Lock) -> None:
+    import requests
+
+    def account():
+        session = requests.Session()
+        name = f"b{uuid.uuid4().hex[:10]}"
+        token = session.post(f"{base_url}/api/accounts", json={"username": name, "password": "a-long-pass-1"}).json()
+        session.headers["Authorization"] = f"Token {token['token']}"
+        return name, session
+
+    (a, sa), (b, sb) = account(), account()
+    game = sa.post(f"{base_url}/api/games", json={"engine": "nine-card", "seats": [a, b]}).json()["id"]
+
+    def play(session):
+        while True:
+            moves = session.get(f"{base_url}/api/games/{game}/legal-moves").json()["moves"]
+            if not moves:
+                status = session.get(f"{base_url}/api/games/{game}").json()["status"]
+                if status == "finished":
+                    return
+                time.sleep(0.005)
+                continue
+            body = {"move": moves[0], "idempotency_key": uuid.uuid4().hex}
+            verdict = session.post(f"{base_url}/api/games/{game}/moves", json=body, params={"wait": 10})
+            if verdict.status_code == 200:
+                with lock:
+                    count[0] += 1
+
+    threads = [threading.Thread(target=play, args=(s,)) for s in (sa, sb)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def in_process_moves(target: int) -> tuple[int, float]:
+    from django.contrib.auth import get_user_model
+
+    from games import selectors, services
+
+    User = get_user_model()
+    done, start = 0, time.perf_counter()
+    while done < target:
+        users = [User.objects.create_user(username=f"i{uuid.uuid4().hex[:10]}") for _ in range(2)]
+        game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+        while done < target:
+            game.refresh_from_db()
+            if game.is_finished:
+                break
+            seat = game.actors[0]
+            move = selectors.legal_moves(game=game, seat=seat)[0]
+            services.move_submit(game_id=game.pk, user=users[seat], move=move, idempotency_key=uuid.uuid4().hex)
+            services.game_advance(game_id=game.pk)
+            done += 1
+    return done, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=8, help="games played at once over HTTP")
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/kifu_bench")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
+    args = parser.parse_args()
+
+    name = urlsplit(args.database_url).path.lstrip("/")
+    admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}"')
+    admin_sql(args.database_url, f'CREATE DATABASE "{name}"')
+    env = {**os.environ, "DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url, "KIFU_QUEUE": "kifu-bench"}
+    env["KIFU_THROTTLE_USER"] = env["KIFU_THROTTLE_ANON"] = "1000000/minute"
+    os.environ.update(env)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kifu.settings")
+    import django
+
+    django.setup()
+    import redis
+    from django.core.management import call_command
+
+    from kifu.devstack import Stack
+
+    call_command("migrate", verbosity=0)
+    redis.Redis.from_url(args.redis_url).flushdb()
+    stack = Stack(env, Path(tempfile.mkdtemp(prefix="kifu-bench-")), f"kifu-bench-{uuid.uuid4().hex[:6]}@%h")
+    try:
+        stack.start()
+        count, lock = [0], threading.Lock()
+        start = time.perf_counter()
+        threads = [threading.Thread(target=http_game, args=(stack.base_url, count, lock)) for _ in range(args.games)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        http_seconds = time.perf_counter() - start
+        baseline_moves, baseline_seconds = in_process_moves(count[0])
+    finally:
+        stack.stop()
+        from django.db import connections
+
+        connections.close_all()
+        admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}"')
+    api_rate, base_rate = count[0] / http_seconds, baseline_moves / baseline_seconds
+    print(f"API + worker : {count[0]} validated moves in {http_seconds:.2f} s = {api_rate:,.0f} moves/s", end="")
+    print(f" ({args.games} games at once)")
+    print(f"in-process   : {baseline_moves} moves in {baseline_seconds:.2f} s = {base_rate:,.0f} moves/s", end="")
+    print(" (services, one thread)")
+    print(f"ratio API/in-process: {api_rate / base_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()

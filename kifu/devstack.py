@@ -1,0 +1,107 @@
+"""Run Kifu's real stack as local processes (gunicorn, Celery worker, beat) for tests and benchmarks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, timeout: float, what: str, interval: float = 0.1):
+    """Call ``check`` until it returns something true (exceptions count as false) or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+        except Exception:
+            result = None
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Process:
+    """A child process in its own session (so a stop takes its children too), logging to a file."""
+
+    def __init__(self, name: str, argv: list[str], env: dict, logdir: Path) -> None:
+        self.name, self.argv, self.env = name, argv, env
+        self.log = logdir / f"{name}.log"
+        self.popen: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        handle = self.log.open("ab")
+        self.popen = subprocess.Popen(
+            self.argv, cwd=ROOT, env=self.env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        os.killpg(self.popen.pid, sig)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait(timeout)
+
+    def tail(self, lines: int = 40) -> str:
+        if not self.log.exists():
+            return ""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+class Stack:
+    """gunicorn + a Celery worker + beat sharing ``env`` (DATABASE_URL, REDIS_URL, KIFU_QUEUE)."""
+
+    def __init__(self, env: dict, logdir: Path, worker_name: str, *, web_workers: int = 2, concurrency: int = 2):
+        self.env, self.logdir, self.worker_name = env, logdir, worker_name
+        port = free_port()
+        self.base_url = f"http://127.0.0.1:{port}"
+        gunicorn = [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"]
+        self.web = Process("web", [*gunicorn, "-w", str(web_workers), "--threads", "8"], env, logdir)
+        celery = [str(BIN / "celery"), "-A", "kifu"]
+        worker_args = ["-Q", env["KIFU_QUEUE"], "-n", worker_name, "--concurrency", str(concurrency)]
+        quiet = ["--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+        self.worker = Process("worker", [*celery, "worker", *worker_args, *quiet], env, logdir)
+        beat_args = ["--loglevel", "INFO", "-s", str(logdir / "beat-schedule")]
+        self.beat = Process("beat", [*celery, "beat", *beat_args], env, logdir)
+
+    def start(self) -> None:
+        import requests
+
+        self.web.start()
+        wait_until(lambda: requests.get(f"{self.base_url}/api/engines", timeout=2).ok, 60, "gunicorn")
+        self.start_worker()
+        self.beat.start()
+
+    def start_worker(self) -> None:
+        from kifu.celery import app
+
+        prefix = self.worker_name.split("@")[0]
+        self.worker.start()
+        wait_until(
+            lambda: any(name.startswith(prefix) for reply in app.control.ping(timeout=0.5) for name in reply),
+            60,
+            "the Celery worker to answer a ping",
+        )
+
+    def stop(self) -> None:
+        for process in (self.beat, self.worker, self.web):
+            process.stop()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name} ---\n{p.tail()}" for p in (self.web, self.worker, self.beat))
