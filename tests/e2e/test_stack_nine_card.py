@@ -188,16 +188,19 @@ def test_unknown_routes_and_bad_ids_are_json_404s(stack):
 
 
 def test_worker_timing_does_not_decide_fairness(stack, players):
-    """A move received before the deadline counts even if the worker gets to it after the deadline."""
+    """Moves received before the deadline count even if the worker gets to them after it."""
     oya, ko = players(2)
-    game_id = oya.create_game("nine-card", [oya.name, ko.name], {"commit_seconds": 1.5})["id"]
-    moves = [p.get(f"/api/games/{game_id}/legal-moves").json()["moves"][0] for p in (oya, ko)]
-    stack.worker.stop()
+    stack.worker.stop()  # before the game exists, so stopping it cannot eat into the window
     try:
+        game_id = oya.create_game("nine-card", [oya.name, ko.name], {"commit_seconds": 2})["id"]
+        game = oya.get(f"/api/games/{game_id}").json()
+        moves = [p.get(f"/api/games/{game_id}/legal-moves").json()["moves"][0] for p in (oya, ko)]
         first = oya.move(game_id, moves[0], wait=0)
         second = ko.move(game_id, moves[1], wait=0)
         assert first.status_code == second.status_code == 202
-        time.sleep(2.0)  # the deadline passes while nobody can process the moves
+        received = [first.json()["received_at"], second.json()["received_at"]]
+        assert all(at < game["window"]["deadline_at"] for at in received), (received, game["window"])
+        time.sleep(2.5)  # the deadline passes while nobody can process the moves
     finally:
         stack.start_worker()
     verdicts = [
