@@ -1,6 +1,6 @@
 """API routes under /api/."""
 
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from . import views
@@ -24,6 +24,7 @@ urlpatterns = [
     path("games/<uuid:pk>/record", views.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:pk>/verification", views.GameVerificationView.as_view(), name="game-verification"),
     path("records", views.RecordImportView.as_view(), name="record-import"),
+    path("", include("api.stream_urls")),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),

@@ -271,11 +271,15 @@ def _save_head(game: Game, engine: Engine, state) -> None:
 
 def _after_commit(game_id, seq: int, window: str, deadline, finished: bool) -> None:
     from . import streams
+    from .signals import game_finished
     from .tasks import schedule_window_close
 
     streams.publish(game_id, {"seq": seq, "window": window or None, "finished": finished})
     if window and deadline is not None:
         schedule_window_close(game_id, window, deadline)
+    if finished:
+        outcome = Game.objects.filter(pk=game_id).values_list("outcome", flat=True).first()
+        game_finished.send(sender=Game, game_id=game_id, outcome=outcome)
 
 
 def _lock(game_id) -> Game:

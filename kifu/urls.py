@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("api/", include("api.urls")),
+    path("api/", include("league.urls")),
     path("admin/", admin.site.urls),
     path("", include("web.urls")),
 ]

@@ -1,0 +1,3 @@
+"""Live-play API routes (streams), mounted under /api/."""
+
+urlpatterns: list = []
