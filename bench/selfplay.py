@@ -4,7 +4,8 @@
 
 Self-play does what a bot or the referee does per event (actors, legal-move enumeration, apply,
 outcome); the baseline replays the same events through ``apply`` alone. Both print events/second;
-the ratio says what enumeration and outcome checks cost on top of the rules themselves.
+the ratio says what enumeration and outcome checks cost on top of the rules themselves, and "most
+moves" is the largest legal-move list seen in one position.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from games.engines import REGISTRY
 from games.engines.chance import ChanceStream
 
 
-def self_play(engine, seats: int, seed: int) -> list[dict]:
+def self_play(engine, seats: int, seed: int, widest: list[int]) -> list[dict]:
     chooser = random.Random(seed)
     state = engine.setup(None, seats)
     events = []
@@ -38,7 +39,9 @@ def self_play(engine, seats: int, seed: int) -> list[dict]:
                 event = {"kind": "system", "data": {"type": "close_window", "window": deadline.window}}
             else:
                 seat = chooser.choice(actors)
-                event = {"kind": "move", "seat": seat, "data": chooser.choice(engine.legal_moves(state, seat))}
+                moves = engine.legal_moves(state, seat)
+                widest[0] = max(widest[0], len(moves))
+                event = {"kind": "move", "seat": seat, "data": chooser.choice(moves)}
         state = engine.apply(state, event)
         events.append(event)
     return events
@@ -57,7 +60,8 @@ def main() -> None:
             continue
         seats = engine.min_seats
         start = time.perf_counter()
-        games = [self_play(engine, seats, seed) for seed in range(args.games)]
+        widest = [0]
+        games = [self_play(engine, seats, seed, widest) for seed in range(args.games)]
         played = time.perf_counter() - start
         total = sum(len(events) for events in games)
         start = time.perf_counter()
@@ -66,7 +70,7 @@ def main() -> None:
         replayed = time.perf_counter() - start
         print(
             f"{slug:16} {seats:>5} {args.games:>6} {total:>8} {total / played:>15,.0f} {total / replayed:>12,.0f}"
-            f" {(total / played) / (total / replayed):>6.2f}"
+            f" {(total / played) / (total / replayed):>6.2f} {widest[0]:>10}"
         )
 
 
