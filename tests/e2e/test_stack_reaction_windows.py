@@ -165,3 +165,65 @@ def test_a_killed_worker_does_not_lose_the_window_close(stack, players):
     table.window_closed("katsu-1")  # beat's sweeper finds the overdue window
     closes = Event.objects.filter(game_id=table.id, kind="system", payload__type="close_window")
     assert [e.payload["window"] for e in closes] == ["katsu-1"]  # closed exactly once
+
+
+# ---- Turn Thief: get and doubt ---------------------------------------------------------------------
+
+
+def discard(table: Table, *, lie: bool) -> tuple[int, dict]:
+    """The seat on turn discards, lying about the card or not; returns (seat, move)."""
+    seat = table.game()["actors"][0]
+    moves = table.legal(seat)
+    move = next(m for m in moves if (m["card"] == f"{m['declared_rank']}{m['declared_suit']}") != lie)
+    assert table.move(seat, move).status_code == 200
+    return seat, move
+
+
+def test_turn_thief_doubt_duel(stack, players):
+    table = Table(players(4), "turn-thief", {"reaction_window_seconds": 10})
+    discarder, move = discard(table, lie=True)
+    doubter, *others = [(discarder + k) % 4 for k in (1, 2, 3)]
+    assert table.move(doubter, {"type": "call_doubt"}).status_code == 200
+    for seat in others:
+        assert table.move(seat, {"type": "call_none"}).status_code == 200
+    game = table.game()  # everyone answered: the window closed early, no timer involved
+    assert game["window"] is None or game["window"]["id"] != "reaction-1"
+    assert game["actors"] == [doubter]  # the lie was caught: the doubter takes the turn
+    events = table.players[0].get(f"/api/games/{table.id}/events").json()
+    assert not [e for e in events if e["kind"] == "system"]
+    for player in table.players:  # the doubted card was turned face up for everyone
+        assert f'"{move["card"]}"' in json.dumps(player.get(f"/api/games/{table.id}/state").json())
+    assert move["card"] in table.referee().hands[discarder]  # and the liar took it back
+
+
+def test_turn_thief_first_received_get_wins_in_receipt_order(stack, players):
+    config = {"reaction_window_seconds": 10, "reaction_mode": "open", "multi_call_priority": "first_received"}
+    table = Table(players(4), "turn-thief", config)
+    discarder, move = discard(table, lie=False)
+    getters = [(discarder + k) % 4 for k in (1, 2, 3)]
+    barrier = threading.Barrier(len(getters))
+
+    def get(seat: int) -> None:
+        barrier.wait()
+        table.move(seat, {"type": "call_get"}, wait=15)
+
+    threads = [threading.Thread(target=get, args=(seat,)) for seat in getters]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    table.window_closed("reaction-1")
+    first = Submission.objects.filter(game_id=table.id, payload={"type": "call_get"}).order_by("id").first()
+    result = table.referee().history[-1]
+    assert (result.result, result.caller) == ("get", first.seat)
+    assert move["card"] in table.referee().hands[first.seat]
+
+
+def test_turn_thief_sealed_calls_stay_sealed_until_the_window_closes(stack, players):
+    table = Table(players(4), "turn-thief", {"reaction_window_seconds": 10})
+    discarder, _ = discard(table, lie=False)
+    caller, watcher = (discarder + 1) % 4, (discarder + 2) % 4
+    assert table.move(caller, {"type": "call_doubt"}).status_code == 200
+    seen = json.dumps(table.players[watcher].get(f"/api/games/{table.id}/events").json())
+    assert "call_doubt" not in seen
+    assert "call_doubt" in json.dumps(table.players[caller].get(f"/api/games/{table.id}/events").json())
