@@ -7,6 +7,7 @@ import uuid
 import pgtrigger
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 GENESIS_HASH = "0" * 64
 
@@ -136,7 +137,7 @@ class Submission(models.Model):
     code = models.CharField(max_length=60, blank=True)
     message = models.TextField(blank=True)
     event_seq = models.PositiveIntegerField(null=True, blank=True)
-    received_at = models.DateTimeField(auto_now_add=True)
+    received_at = models.DateTimeField(default=timezone.now, help_text="When the server received it.")
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

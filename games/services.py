@@ -120,8 +120,12 @@ class SubmitResult:
 def move_submit(*, game_id, user: AbstractBaseUser, move: dict, idempotency_key: str) -> SubmitResult:
     """Store a pending submission and queue its validation; the same key returns the first one.
 
-    No game lock is taken here: receiving stays cheap, and the worker decides in receipt order.
+    The game row is locked for the insert so that submission ids - the receipt order that decides
+    "first caller wins" - are handed out in commit order: a worker can never see a later-numbered
+    submission before an earlier one. The lock is held only for the insert. ``received_at`` is the
+    arrival time, taken before waiting for the lock; deadlines are judged by it.
     """
+    arrived = timezone.now()
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
         raise ServiceError("malformed_move", 'a move is a JSON object with a "type" string')
     if not idempotency_key or len(idempotency_key) > 100:
@@ -134,8 +138,14 @@ def move_submit(*, game_id, user: AbstractBaseUser, move: dict, idempotency_key:
         raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
     try:
         with transaction.atomic():
+            _lock(game_id)
             submission = Submission.objects.create(
-                game_id=game_id, user=user, seat=seat, idempotency_key=idempotency_key, payload=move
+                game_id=game_id,
+                user=user,
+                seat=seat,
+                idempotency_key=idempotency_key,
+                payload=move,
+                received_at=arrived,
             )
             transaction.on_commit(lambda: _queue_advance(game_id))
     except IntegrityError:
