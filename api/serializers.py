@@ -37,6 +37,12 @@ class AccountCreateSerializer(serializers.Serializer):
         return value
 
 
+class MatureConsentSerializer(serializers.Serializer):
+    adult = serializers.BooleanField(help_text="I am an adult.")
+    consent = serializers.BooleanField(help_text="I consent to mature content.")
+    confirmed_at = serializers.DateTimeField(read_only=True)
+
+
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField()
     password = serializers.CharField(write_only=True, style={"input_type": "password"})
@@ -71,6 +77,10 @@ class SeatSerializer(serializers.Serializer):
     index = serializers.IntegerField()
     name = serializers.CharField()
     player = serializers.CharField(source="user.username", allow_null=True, default=None)
+    accepted = serializers.SerializerMethodField()
+
+    def get_accepted(self, seat) -> bool:
+        return seat.accepted_at is not None
 
 
 class GameCreateSerializer(serializers.Serializer):

@@ -43,6 +43,26 @@ class AccountCreateView(APIView):
         return Response({"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
 
 
+class MatureConsentView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=s.MatureConsentSerializer, responses={200: s.MatureConsentSerializer, **ERRORS}, tags=["accounts"]
+    )
+    def post(self, request):
+        """Confirm you are an adult who consents to mature content (needed to see or play mature games)."""
+        data = s.MatureConsentSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        record = services.mature_consent_confirm(user=request.user, **data.validated_data)
+        return Response({"adult": True, "consent": True, "confirmed_at": record.confirmed_at})
+
+    @extend_schema(responses={204: None, **ERRORS}, tags=["accounts"])
+    def delete(self, request):
+        """Withdraw the confirmation; mature games disappear for you again."""
+        services.mature_consent_withdraw(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class TokenView(APIView):
     permission_classes = [permissions.AllowAny]
 
@@ -103,7 +123,7 @@ class GameListView(generics.ListCreateAPIView):
     filterset_class = GameFilter
 
     def get_queryset(self):
-        return selectors.game_list()
+        return selectors.game_list(viewer=self.request.user)
 
     @extend_schema(tags=["games"])
     def get(self, request, *args, **kwargs):
@@ -121,12 +141,13 @@ class GameListView(generics.ListCreateAPIView):
             seats=data.validated_data["seats"],
             created_by=request.user,
         )
-        game = selectors.game_get(game_id=game.pk)
+        game = selectors.game_get(game_id=game.pk, viewer=request.user)
         return Response(s.GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
-def load_game(pk) -> Game:
-    game = selectors.game_get(game_id=pk)
+def load_game(pk, viewer=None) -> Game:
+    """The game, or a 404 - also for a mature game the viewer has not opted in to see."""
+    game = selectors.game_get(game_id=pk, viewer=viewer)
     if game is None:
         raise ApiError("not_found", "no such game", status.HTTP_404_NOT_FOUND)
     return game
@@ -136,7 +157,7 @@ class GameDetailView(APIView):
     @extend_schema(responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
     def get(self, request, pk):
         """A game: seats, status, who may act, the open window and its deadline, the outcome."""
-        return Response(s.GameSerializer(load_game(pk), context={"request": request}).data)
+        return Response(s.GameSerializer(load_game(pk, request.user), context={"request": request}).data)
 
 
 class GameJoinView(APIView):
@@ -147,15 +168,27 @@ class GameJoinView(APIView):
         """Take an open seat (the first, or the one asked for)."""
         data = s.JoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_join(game_id=load_game(pk).pk, user=request.user, seat=data.validated_data.get("seat"))
-        return Response(s.GameSerializer(load_game(game.pk), context={"request": request}).data)
+        game = services.game_join(
+            game_id=load_game(pk, request.user).pk, user=request.user, seat=data.validated_data.get("seat")
+        )
+        return Response(s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
+
+
+class GameAcceptView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    def post(self, request, pk):
+        """Accept the seat an organiser gave you in a mature game; the game starts once all have."""
+        game = services.game_accept(game_id=load_game(pk, request.user).pk, user=request.user)
+        return Response(s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
 
 
 class GameStateView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
     def get(self, request, pk):
         """The state as the caller may see it: a seat sees its own hand, a spectator the public view."""
-        game = load_game(pk)
+        game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
         return Response(
             {
@@ -183,7 +216,7 @@ class GameEventsView(APIView):
     )
     def get(self, request, pk):
         """Events after a seq, redacted for the caller while the game runs; every seq is listed."""
-        game = load_game(pk)
+        game = load_game(pk, request.user)
         after = int_param(request, "after", 0, 0, 10**9)
         limit = int_param(request, "limit", 500, 1, 1000)
         seat = selectors.seat_of(game=game, user=request.user)
@@ -194,7 +227,7 @@ class GameLegalMovesView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
     def get(self, request, pk):
         """Every legal move for the caller's seat now (empty when it may not act)."""
-        game = load_game(pk)
+        game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
         return Response({"seat": seat, "head_seq": game.head_seq, "moves": selectors.legal_moves(game=game, seat=seat)})
 
@@ -248,7 +281,7 @@ class GameMovesView(APIView):
         data = s.MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
-        game = load_game(pk)
+        game = load_game(pk, request.user)
         result = services.move_submit(
             game_id=game.pk, user=request.user, move=data.validated_data["move"], idempotency_key=key
         )
@@ -302,7 +335,7 @@ class GameRecordView(APIView):
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR, **ERRORS}, tags=["records"])
     def get(self, request, pk):
         """The whole record (JSON Lines), with the revealed seed; only once the game is over."""
-        game = load_game(pk)
+        game = load_game(pk, request.user)
         if not game.is_finished:
             raise ApiError(
                 "game_running",
@@ -318,7 +351,7 @@ class GameVerificationView(APIView):
     @extend_schema(responses={200: s.VerificationSerializer, **ERRORS}, tags=["records"])
     def get(self, request, pk):
         """Replay the stored game: hash chain, every event legal, projection, and the seed once revealed."""
-        return Response(store.game_verify(game=load_game(pk)).to_json())
+        return Response(store.game_verify(game=load_game(pk, request.user)).to_json())
 
 
 class RecordImportView(APIView):
@@ -331,5 +364,6 @@ class RecordImportView(APIView):
         data.is_valid(raise_exception=True)
         game = store.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
         return Response(
-            s.GameSerializer(load_game(game.pk), context={"request": request}).data, status=status.HTTP_201_CREATED
+            s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
         )

@@ -61,6 +61,9 @@ class Seat(models.Model):
     index = models.PositiveSmallIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     name = models.CharField(max_length=80, blank=True)
+    # Mature games start only when every seated player has accepted that game; a seat a player
+    # took themselves is accepted at once, one an organiser assigned waits for its player.
+    accepted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "index"]
@@ -73,6 +76,17 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.index} of {self.game_id}: {self.name}"
+
+
+class MatureConsent(models.Model):
+    """A player's standing confirmation: an adult who consents to mature content. Without it,
+    mature games are invisible to them and they cannot be seated in one."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, related_name="mature_consent", on_delete=models.CASCADE)
+    confirmed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"mature-content consent of {self.user}"
 
 
 class Event(models.Model):

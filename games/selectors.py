@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from .engines import get_engine
-from .models import Event, Game, Seat
+from .engines import REGISTRY, get_engine
+from .models import Event, Game, MatureConsent, Seat
 
 
-def game_list(*, engine: str | None = None, status: str | None = None, player: str | None = None) -> QuerySet:
+def may_see_mature(user) -> bool:
+    """Whether ``user`` has confirmed they are an adult who consents to mature content."""
+    if user is None or not user.is_authenticated:
+        return False
+    return MatureConsent.objects.filter(user=user).exists()
+
+
+def mature_engines() -> list[str]:
+    return [slug for slug, engine in REGISTRY.items() if engine.mature]
+
+
+def game_list(
+    *, viewer=None, engine: str | None = None, status: str | None = None, player: str | None = None
+) -> QuerySet:
+    """Games ``viewer`` may see: mature games only for viewers who confirmed (never in public lists)."""
     games = Game.objects.prefetch_related("seats__user")
+    if not may_see_mature(viewer):
+        games = games.exclude(engine__in=mature_engines())
     if engine:
         games = games.filter(engine=engine)
     if status:
@@ -19,11 +36,15 @@ def game_list(*, engine: str | None = None, status: str | None = None, player: s
     return games.distinct()
 
 
-def game_get(*, game_id) -> Game | None:
+def game_get(*, game_id, viewer=None) -> Game | None:
+    """The game if ``viewer`` may see it: a mature game is invisible (None) without consent."""
     try:
-        return Game.objects.prefetch_related("seats__user").filter(pk=game_id).first()
-    except Exception:  # a malformed UUID
+        game = Game.objects.prefetch_related("seats__user").filter(pk=game_id).first()
+    except (ValueError, ValidationError):  # a malformed UUID
         return None
+    if game is not None and get_engine(game.engine).mature and not may_see_mature(viewer):
+        return None
+    return game
 
 
 def seat_of(*, game: Game, user) -> int | None:

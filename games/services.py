@@ -20,7 +20,7 @@ from django.utils import timezone
 from .engines import get_engine
 from .engines.base import Engine, RuleError
 from .engines.chance import ChanceStream
-from .models import Event, Game, Seat, Submission
+from .models import Event, Game, MatureConsent, Seat, Submission
 from .records import canonical_json
 
 log = logging.getLogger("kifu.games")
@@ -60,6 +60,8 @@ def game_create(
     users = [user for user in seats if user is not None]
     if len({user.pk for user in users}) != len(users):
         raise ServiceError("duplicate_player", "a player can hold only one seat of a game")
+    if engine.mature:
+        _require_consent([created_by, *users])
     seed = secrets.token_hex(32)
     game = Game.objects.create(
         engine=engine.slug,
@@ -69,11 +71,68 @@ def game_create(
         seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
         created_by=created_by,
     )
+    now = timezone.now()
     for index, user in enumerate(seats):
         name = (names[index] if names else "") or (user.get_username() if user else "")
-        Seat.objects.create(game=game, index=index, user=user, name=name)
-    if all(user is not None for user in seats):
+        # In a mature game each player accepts for themselves; the creator's own seat is accepted.
+        accepted = user is not None and (not engine.mature or user == created_by)
+        Seat.objects.create(game=game, index=index, user=user, name=name, accepted_at=now if accepted else None)
+    _start_if_ready(game, engine)
+    return game
+
+
+def _require_consent(users) -> None:
+    missing = sorted(
+        user.get_username()
+        for user in users
+        if user is not None and not MatureConsent.objects.filter(user=user).exists()
+    )
+    if missing:
+        raise ServiceError(
+            "mature_consent_required",
+            f"this game is for adults who opted in; no mature-content consent from: {', '.join(missing)} "
+            "(each player confirms it at POST /api/me/mature-consent)",
+            status=403,
+        )
+
+
+def _start_if_ready(game: Game, engine: Engine) -> None:
+    seats = list(game.seats.all())
+    if all(seat.user_id is not None and seat.accepted_at is not None for seat in seats):
         _start(game, engine)
+
+
+def mature_consent_confirm(*, user: AbstractBaseUser, adult: bool, consent: bool) -> MatureConsent:
+    """Record the standing confirmation; both statements must be made explicitly."""
+    if adult is not True or consent is not True:
+        raise ServiceError(
+            "consent_incomplete", 'confirm both "adult": true and "consent": true to see and play mature games'
+        )
+    record, _ = MatureConsent.objects.get_or_create(user=user)
+    return record
+
+
+def mature_consent_withdraw(*, user: AbstractBaseUser) -> None:
+    """Withdraw consent: mature games disappear for the player (their seats stay in the record)."""
+    MatureConsent.objects.filter(user=user).delete()
+
+
+@transaction.atomic
+def game_accept(*, game_id, user: AbstractBaseUser) -> Game:
+    """A player accepts the seat someone else gave them in a mature game; the last one starts it."""
+    game = _lock(game_id)
+    seat = game.seats.filter(user=user).first()
+    if seat is None:
+        raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
+    if game.status != Game.Status.OPEN:
+        raise ServiceError("game_not_open", "this game has already started", status=409)
+    engine = get_engine(game.engine)
+    if engine.mature:
+        _require_consent([user])
+    if seat.accepted_at is None:
+        seat.accepted_at = timezone.now()
+        seat.save(update_fields=["accepted_at"])
+    _start_if_ready(game, engine)
     return game
 
 
@@ -93,12 +152,15 @@ def game_join(*, game_id, user: AbstractBaseUser, seat: int | None = None) -> Ga
             raise ServiceError("seat_taken", f"seat {seat} is not open", status=409)
     if not open_seats:
         raise ServiceError("game_full", "every seat is taken", status=409)
+    engine = get_engine(game.engine)
+    if engine.mature:
+        _require_consent([user])
     chosen = open_seats[0]
     chosen.user = user
     chosen.name = chosen.name or user.get_username()
-    chosen.save(update_fields=["user", "name"])
-    if all(s.user_id is not None for s in game.seats.all()):
-        _start(game, get_engine(game.engine))
+    chosen.accepted_at = timezone.now()  # taking a seat yourself is accepting the game
+    chosen.save(update_fields=["user", "name", "accepted_at"])
+    _start_if_ready(game, engine)
     return game
 
 
