@@ -22,7 +22,7 @@ from games.engines import REGISTRY
 from games.engines.chance import ChanceStream
 
 
-def self_play(engine, seats: int, seed: int, widest: list[int]) -> list[dict]:
+def self_play(engine, seats: int, seed: int, widest: list[int], avoid: frozenset[str] = frozenset()) -> list[dict]:
     chooser = random.Random(seed)
     state = engine.setup(None, seats)
     events = []
@@ -33,15 +33,18 @@ def self_play(engine, seats: int, seed: int, widest: list[int]) -> list[dict]:
                 "data": engine.sample_chance(state, ChanceStream(seed.to_bytes(8, "big"), len(events) + 1)),
             }
         else:
-            actors = sorted(engine.actors(state))
-            deadline = engine.deadline(state)
-            if not actors:
+            offers = {seat: engine.legal_moves(state, seat) for seat in sorted(engine.actors(state))}
+            for moves in offers.values():
+                widest[0] = max(widest[0], len(moves))
+            # The random player avoids some actions (e.g. tie proposals) whenever it has another move.
+            preferred = {seat: [m for m in moves if m["type"] not in avoid] for seat, moves in offers.items()}
+            preferred = {seat: moves for seat, moves in preferred.items() if moves} or offers
+            if not preferred:
+                deadline = engine.deadline(state)
                 event = {"kind": "system", "data": {"type": "close_window", "window": deadline.window}}
             else:
-                seat = chooser.choice(actors)
-                moves = engine.legal_moves(state, seat)
-                widest[0] = max(widest[0], len(moves))
-                event = {"kind": "move", "seat": seat, "data": chooser.choice(moves)}
+                seat = chooser.choice(sorted(preferred))
+                event = {"kind": "move", "seat": seat, "data": chooser.choice(preferred[seat])}
         state = engine.apply(state, event)
         events.append(event)
     return events
@@ -51,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--engine", choices=sorted(REGISTRY))
+    parser.add_argument("--avoid", action="append", default=[], help="an action the random player avoids")
     args = parser.parse_args()
     print(
         f"{'engine':16} {'seats':>5} {'games':>6} {'events':>8} {'self-play ev/s':>15} {'replay ev/s':>12} {'ratio':>6}"
@@ -61,7 +65,7 @@ def main() -> None:
         seats = engine.min_seats
         start = time.perf_counter()
         widest = [0]
-        games = [self_play(engine, seats, seed, widest) for seed in range(args.games)]
+        games = [self_play(engine, seats, seed, widest, frozenset(args.avoid)) for seed in range(args.games)]
         played = time.perf_counter() - start
         total = sum(len(events) for events in games)
         start = time.perf_counter()
