@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.http import Http404, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -80,7 +81,10 @@ def exception_handler(exc, context):
 
 
 def handler404(request, exception=None):
-    return JsonResponse(error_body("not_found", f"nothing at {request.path}"), status=404)
+    """JSON for API clients, a page for people."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("not_found", f"nothing at {request.path}"), status=404)
+    return page_not_found(request, exception)
 
 
 def handler500(request):

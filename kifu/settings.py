@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # web pages: the browser's language or the chosen one
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -178,7 +179,19 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-LOGIN_URL = "/admin/login/"
+
+# ---- web pages: languages, log-in and scripts (web/) ---------------------------------------------
+# English and Japanese; LocaleMiddleware picks the language from the set_language cookie, else the
+# browser's Accept-Language. Translations live in web/locale (the .mo files are committed).
+LANGUAGES = [("en", "English"), ("ja", "日本語")]
+LOCALE_PATHS = [BASE_DIR / "web" / "locale"]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+# Serve the pages' scripts and styles straight from the apps' static/ folders too, so they work
+# where collectstatic has not run (the test stack, a fresh checkout); deploys still collect them.
+WHITENOISE_USE_FINDERS = True
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -7,6 +7,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("api/", include("league.urls")),
     path("admin/", admin.site.urls),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the web pages' language switch
     path("", include("web.urls")),
 ]
 

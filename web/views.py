@@ -1,26 +1,171 @@
-"""Server-rendered pages: the list of games and a game's public page (spectator view and log)."""
+"""Server-rendered pages: the games list, a game's page, the replay viewer, the play page and sign-up.
 
-from django.http import Http404
-from django.shortcuts import render
+Pages are thin like the API views: they read through ``games.selectors``, write through
+``games.services``, and leave the rules to the engines. The replay and play pages draw the table
+with small scripts (``web/static/web/``) from JSON the server computes: ``replay.json`` here, and
+the API's ``state`` and ``moves`` endpoints (session authentication) for play.
+"""
 
-from games import selectors
+from __future__ import annotations
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors, services
 from games.engines import all_engines
 
+from .describe import describe_event
+from .forms import NewGameForm, SignUpForm
+from .names import game_name
+from .replay import ReplayError, replay_position, seat_names
+from .strings import js_strings
 
+
+def _not_found(request):
+    return render(request, "web/not_found.html", status=404)
+
+
+def _game_or_none(request, pk):
+    """The game if this visitor may see it (mature games only with consent)."""
+    return selectors.game_get(game_id=pk, viewer=request.user)
+
+
+def _next_url(request, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return default
+
+
+# ---- lists and summaries ------------------------------------------------------------------
+def _home_context(request, form) -> dict:
+    engines = [{"slug": e.slug, "name": game_name(e.slug), "engine": e} for e in all_engines()]
+    return {"games": selectors.game_list(viewer=request.user)[:50], "engines": engines, "form": form}
+
+
+@require_GET
 def home(request):
-    games = selectors.game_list()[:50]
-    return render(request, "web/home.html", {"games": games, "engines": all_engines()})
+    form = NewGameForm() if request.user.is_authenticated else None
+    return render(request, "web/home.html", _home_context(request, form))
 
 
+@require_GET
 def game_page(request, pk):
-    game = selectors.game_get(game_id=pk)
+    game = _game_or_none(request, pk)
     if game is None:
-        raise Http404("no such game")
+        return _not_found(request)
+    seat = selectors.seat_of(game=game, user=request.user)
+    context = {"game": game, "seat": seat, "names": seat_names(game)}
+    return render(request, "web/game.html", context)
+
+
+# ---- creating and joining -----------------------------------------------------------------
+@login_required
+@require_POST
+def game_new(request):
+    form = NewGameForm(request.POST)
+    if not form.is_valid():
+        return render(request, "web/home.html", _home_context(request, form), status=400)
+    data = form.cleaned_data
+    others = data["opponent_users"] + [None] * (data["players"] - 1 - len(data["opponent_users"]))
+    try:
+        game = services.game_create(
+            engine_slug=data["engine"], config={}, seats=[request.user, *others], created_by=request.user
+        )
+    except services.ServiceError as error:
+        form.add_error(None, f"{error.code}: {error.message}")
+        return render(request, "web/home.html", _home_context(request, form), status=400)
+    return redirect("web:play", pk=game.pk)
+
+
+@login_required
+@require_POST
+def game_join(request, pk):
+    game = _game_or_none(request, pk)
+    if game is None:
+        return _not_found(request)
+    try:
+        services.game_join(game_id=game.pk, user=request.user)
+    except services.ServiceError as error:
+        context = {"game": game, "seat": None, "names": seat_names(game), "error": error}
+        return render(request, "web/game.html", context, status=error.status)
+    return redirect("web:play", pk=game.pk)
+
+
+# ---- replay -------------------------------------------------------------------------------
+@require_GET
+def replay_page(request, pk):
+    game = _game_or_none(request, pk)
+    if game is None:
+        return _not_found(request)
+    context = {"game": game, "names": seat_names(game), "strings": js_strings(), "game_name": game_name(game.engine)}
+    if not game.is_finished:
+        return render(request, "web/replay_running.html", context, status=409)
+    return render(request, "web/replay.html", context)
+
+
+@require_GET
+def replay_json(request, pk):
+    """``?at=N&as=all|spectator|SEAT``: the position after event N as that perspective saw it."""
+    game = _game_or_none(request, pk)
+    if game is None:
+        return JsonResponse({"code": "not_found", "message": _("No such game.")}, status=404)
+    try:
+        position = replay_position(game=game, at_raw=request.GET.get("at"), as_raw=request.GET.get("as"))
+    except ReplayError as error:
+        return JsonResponse({"code": error.code, "message": error.message}, status=error.status)
+    return JsonResponse(position, json_dumps_params={"ensure_ascii": False})
+
+
+# ---- play ---------------------------------------------------------------------------------
+@ensure_csrf_cookie
+@require_GET
+def play_page(request, pk):
+    """A seated player plays here; anyone else watches the spectator view."""
+    game = _game_or_none(request, pk)
+    if game is None:
+        return _not_found(request)
     seat = selectors.seat_of(game=game, user=request.user)
     context = {
         "game": game,
         "seat": seat,
-        "view": selectors.game_view(game=game, seat=seat),
-        "events": selectors.events_for(game=game, seat=seat),
+        "names": seat_names(game),
+        "strings": js_strings(),
+        "game_name": game_name(game.engine),
+        "page": {"game": str(game.pk), "engine": game.engine, "seat": seat, "names": seat_names(game)},
     }
-    return render(request, "web/game.html", context)
+    return render(request, "web/play.html", context)
+
+
+@require_GET
+def play_log(request, pk):
+    """The events after ``?after=`` in words, redacted for the caller while the game runs."""
+    game = _game_or_none(request, pk)
+    if game is None:
+        return JsonResponse({"code": "not_found", "message": _("No such game.")}, status=404)
+    raw = request.GET.get("after") or "0"
+    if not raw.isdigit():
+        return JsonResponse({"code": "bad_parameter", "message": _("after must be a whole number")}, status=400)
+    seat = selectors.seat_of(game=game, user=request.user)
+    names = seat_names(game)
+    events = selectors.events_for(game=game, seat=seat, after=int(raw))
+    described = [describe_event(game.engine, event, names) for event in events]
+    return JsonResponse({"events": described}, json_dumps_params={"ensure_ascii": False})
+
+
+# ---- accounts -----------------------------------------------------------------------------
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect(_next_url(request, "/"))
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(_next_url(request, "/"))
+    return render(request, "registration/signup.html", {"form": form, "next": _next_url(request, "")})

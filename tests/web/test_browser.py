@@ -1,0 +1,290 @@
+"""The pages in a real headless Chromium against the real stack: play, replay, languages.
+
+Chromium is Debian's (/usr/bin/chromium, installed by bin/test); Playwright only drives it, so
+``playwright install`` is never needed. Without Chromium these tests skip on a laptop and fail in
+CI (CI=true). Screenshots are written under pytest's tmp dir; their paths are printed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ..conftest import Player
+
+pytestmark = [pytest.mark.stack, pytest.mark.django_db]
+
+CHROMIUM = Path(os.environ.get("KIFU_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PASSWORD = "a-long-pass-1"
+TIMEOUT_MS = 30_000  # how long a page may take to show something before the test fails
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run in CI: {reason} (bin/test installs chromium)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def browser():
+    """One Chromium per test, started after the test database is set up: Playwright's sync API
+    runs an event loop in this thread, and Django refuses database calls while one runs."""
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} is missing: apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is missing: pip install -r requirements-dev.txt")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory, request):
+    """``shot(page, name)`` saves a full-page screenshot; the paths are printed when the module ends."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    saved: list[Path] = []
+
+    def shot(page, name: str) -> Path:
+        path = folder / f"{len(saved) + 1:02d}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        saved.append(path)
+        print(f"screenshot: {path}")
+        return path
+
+    yield shot
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line("")
+            for path in saved:
+                reporter.write_line(f"screenshot: {path}")
+
+
+def new_page(browser, stack, locale: str = "en-US"):
+    context = browser.new_context(base_url=stack.base_url, locale=locale, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.js_errors = errors
+    return page
+
+
+def log_in(page, username: str) -> None:
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    page.wait_for_selector("#whoami")
+
+
+def finish_via_api(game_id: str, oya: Player, ko: Player) -> dict:
+    """Both seats commit their lowest legal card, the Oya first, until the game ends."""
+    for _ in range(20):
+        game = oya.get(f"/api/games/{game_id}").json()
+        if game["status"] == "finished":
+            return game
+        for player in (oya, ko):
+            moves = player.get(f"/api/games/{game_id}/legal-moves").json()["moves"]
+            if moves:
+                response = player.move(game_id, moves[0])
+                assert response.status_code == 200, response.text
+    raise AssertionError("the game did not end")
+
+
+def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
+    from playwright.sync_api import expect
+
+    oya = Player(stack.base_url)
+    ko_name = f"ko-{uuid.uuid4().hex[:8]}"
+    oya_page = new_page(browser, stack)
+    ko_page = new_page(browser, stack)
+
+    # The Ko signs up in the browser; the Oya logs in with an account made through the API.
+    ko_page.goto("/accounts/signup/")
+    ko_page.fill("input[name=username]", ko_name)
+    ko_page.fill("input[name=password1]", PASSWORD)
+    ko_page.fill("input[name=password2]", PASSWORD)
+    ko_page.click("#signup-form button[type=submit]")
+    expect(ko_page.locator("#whoami")).to_contain_text(ko_name)
+    log_in(oya_page, oya.name)
+
+    game = oya.create_game("nine-card", [oya.name, ko_name], {"commit_seconds": 600})
+    game_id = game["id"]
+    oya_page.goto(f"/games/{game_id}/play")
+    ko_page.goto("/")
+    ko_page.click(f'tr[data-game="{game_id}"] td.actions a')
+    expect(ko_page).to_have_url(re.compile(f"/games/{game_id}/play$"))
+
+    for page, seat in ((oya_page, 0), (ko_page, 1)):
+        expect(page.locator("#who")).to_contain_text(f"seat {seat}")
+        expect(page.locator("#turn-status")).to_have_text("Your turn")
+        expect(page.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))
+        expect(page.locator(".nc-hand .card.playable")).to_have_count(9)
+        expect(page.locator(f'.nc-player[data-seat="{1 - seat}"] .nc-hand .card.back')).to_have_count(9)
+
+    # A move the rules refuse shows the engine's code and message.
+    oya_page.evaluate("KifuPlay.submit({type: 'commit_card', card: 'KH'})")
+    expect(oya_page.locator("#message")).to_contain_text("card_not_in_hand")
+    expect(oya_page.locator("#message")).to_contain_text("KH is not in your hand")
+    shots(oya_page, "play-rejected")
+
+    # The Oya commits; the Ko's page shows a face-down card by polling, not the card itself.
+    first = oya_page.locator(".nc-hand .card.playable").first.get_attribute("data-card")
+    oya_page.locator(f'.nc-hand .card.playable[data-card="{first}"]').click()
+    expect(oya_page.locator("#message")).to_have_text("Accepted.")
+    expect(ko_page.locator('.nc-player[data-seat="0"] .slot.now .card.back')).to_have_count(1)
+    expect(ko_page.locator("#events li").last).to_have_text(f"{oya.name} played a card face down")
+    expect(ko_page.locator(f'[data-card="{first}"]')).to_have_count(0)
+    shots(ko_page, "play-opponent-committed")
+
+    # The rest of the game: each page clicks a card whenever it has one to play.
+    for turn in range(1, 10):
+        for page in (oya_page, ko_page):
+            if turn > 1 or page is ko_page:
+                card = page.locator(".nc-hand .card.playable").first
+                card.wait_for()
+                card.click()
+                expect(page.locator("#message")).to_have_text("Accepted.")
+        status = oya.get(f"/api/games/{game_id}").json()
+        if status["status"] == "finished":
+            break
+        if turn == 4:
+            shots(oya_page, "play-round-two")
+        # Both pages see the new turn before the next clicks.
+        for page in (oya_page, ko_page):
+            expect(page.locator("#play")).to_have_attribute("data-head-seq", str(status["head_seq"]))
+    finished = oya.get(f"/api/games/{game_id}").json()
+    assert finished["status"] == "finished"
+    for page in (oya_page, ko_page):
+        expect(page.locator("#result")).to_contain_text(re.compile(r"wins\.|drawn\."))
+        expect(page.locator("#replay-link")).to_be_visible()
+        expect(page.locator("#countdown")).to_be_hidden()
+    shots(oya_page, "play-finished-oya")
+    shots(ko_page, "play-finished-ko")
+    assert oya_page.js_errors == [] and ko_page.js_errors == []
+
+
+def expect_committed(item, name: str, card: str) -> None:
+    """An event line "<name> committed <card>", the card drawn as a small card."""
+    from playwright.sync_api import expect
+
+    expect(item).to_contain_text(f"{name} committed")
+    expect(item.locator(f'.card.small[data-card="{card}"]')).to_have_count(1)
+
+
+def test_step_through_a_replay_in_each_perspective(stack, browser, shots):
+    from playwright.sync_api import expect
+
+    oya, ko = Player(stack.base_url), Player(stack.base_url)
+    game_id = oya.create_game("nine-card", [oya.name, ko.name])["id"]
+    finished = finish_via_api(game_id, oya, ko)
+    events = oya.get(f"/api/games/{game_id}/events").json()
+    oya_first = events[1]["data"]["card"]
+
+    page = new_page(browser, stack)
+    page.goto(f"/games/{game_id}/replay")
+    root = page.locator("#replay")
+    expect(root).to_have_attribute("data-at", "0")
+    expect(page.locator("#position")).to_contain_text(f"(0 / {finished['head_seq']})")
+    page.keyboard.press("ArrowRight")
+    expect(root).to_have_attribute("data-at", "1")
+    page.click("#next")
+    expect(root).to_have_attribute("data-at", "2")
+    expect(page).to_have_url(re.compile(r"\?at=2&as=all$"))
+
+    # Everything: both hands, and the Oya's committed card in its slot.
+    expect(page.locator('.nc-player[data-seat="0"] .nc-hand .card:not(.back)')).to_have_count(8)
+    expect(page.locator('.nc-player[data-seat="1"] .nc-hand .card:not(.back)')).to_have_count(9)
+    expect(page.locator(f'.nc-player[data-seat="0"] .slot.now [data-card="{oya_first}"]')).to_have_count(1)
+    expect_committed(page.locator("#events li").last, oya.name, oya_first)
+    shots(page, "replay-everything")
+
+    # As the Ko: the Oya's hand and card are face down, the Ko's own hand is open.
+    page.select_option("#perspective", "1")
+    expect(root).to_have_attribute("data-as", "1")
+    expect(page.locator('.nc-player[data-seat="0"] .nc-hand .card.back')).to_have_count(8)
+    expect(page.locator('.nc-player[data-seat="0"] .slot.now .card.back')).to_have_count(1)
+    expect(page.locator('.nc-player[data-seat="1"] .nc-hand .card:not(.back)')).to_have_count(9)
+    expect(page.locator("#events li").last).to_have_text(f"{oya.name} played a card face down")
+    expect(page.locator(f'[data-card="{oya_first}"]')).to_have_count(0)
+    shots(page, "replay-as-ko")
+
+    # As the Oya: its own card is shown, the Ko's hand is not.
+    page.select_option("#perspective", "0")
+    expect(root).to_have_attribute("data-as", "0")
+    expect(page.locator('.nc-player[data-seat="1"] .nc-hand .card.back')).to_have_count(9)
+    expect_committed(page.locator("#events li").last, oya.name, oya_first)
+
+    # A shared link opens the same position and perspective.
+    page.select_option("#perspective", "1")
+    expect(root).to_have_attribute("data-as", "1")
+    link = page.locator("#share").get_attribute("href")
+    assert link.endswith("?at=2&as=1")
+    other = new_page(browser, stack)
+    other.goto(link)
+    expect(other.locator("#replay")).to_have_attribute("data-at", "2")
+    expect(other.locator("#perspective")).to_have_value("1")
+    expect(other.locator("#events li").last).to_have_text(f"{oya.name} played a card face down")
+
+    # The end: the outcome, every event, the slider at the end, and the verification.
+    page.keyboard.press("End")
+    expect(root).to_have_attribute("data-at", str(finished["head_seq"]))
+    expect(page.locator("#outcome")).to_be_visible()
+    expect(page.locator("#events li")).to_have_count(finished["head_seq"])
+    expect(page.locator("#slider")).to_have_value(str(finished["head_seq"]))
+    expect(page.locator("#next")).to_be_disabled()
+    expect(page.locator("#verified")).to_have_attribute("data-ok", "true")
+    expect(page.locator("#seed")).to_have_text(finished["seed"])
+    page.keyboard.press("Home")
+    expect(root).to_have_attribute("data-at", "0")
+    page.keyboard.press("End")
+    shots(page, "replay-end")
+    assert page.js_errors == [] and other.js_errors == []
+
+
+def test_language_follows_the_browser_and_the_switch(stack, browser, shots):
+    from playwright.sync_api import expect
+
+    oya, ko = Player(stack.base_url), Player(stack.base_url)
+    game_id = oya.create_game("nine-card", [oya.name, ko.name])["id"]
+    finish_via_api(game_id, oya, ko)
+
+    japanese = new_page(browser, stack, locale="ja-JP")
+    japanese.goto("/")
+    expect(japanese.locator("html")).to_have_attribute("lang", "ja")
+    expect(japanese.locator("h2").last).to_have_text("最近のゲーム")
+    expect(japanese.locator(f'tr[data-game="{game_id}"]')).to_contain_text("9(ナイン)カード")
+    shots(japanese, "home-ja")
+
+    page = new_page(browser, stack, locale="en-US")
+    page.goto(f"/games/{game_id}/replay?at=2&as=1")
+    expect(page.locator("#events li").last).to_have_text(f"{oya.name} played a card face down")
+    page.select_option("#language-select", "ja")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    expect(page).to_have_url(re.compile(r"/replay\?at=2&as=1$"))
+    expect(page.locator("#events li").last).to_have_text(f"{oya.name}がカードを伏せて出しました")
+    expect(page.locator("h1")).to_contain_text("リプレイ")
+    shots(page, "replay-ja")
+    page.goto("/")
+    expect(page.locator("h2").last).to_have_text("最近のゲーム")
+    page.select_option("#language-select", "en")
+    expect(page.locator("h2").last).to_have_text("Recent games")
+    assert japanese.js_errors == [] and page.js_errors == []

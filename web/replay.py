@@ -1,0 +1,133 @@
+"""A finished game's position after event N, as one seat, a spectator or everyone saw it.
+
+The stored events are turned back into a record and replayed through the engine with
+``games.records.replay_record`` (the same code path as ``manage.py kifu replay``), so what the
+viewer shows is what the rules produce, not a second implementation of them.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from games.models import Game
+from games.records import RecordError, canonical_json, replay_record
+from games.store import record_header
+
+from .describe import describe_event
+from .names import game_name
+
+EVERYONE = "all"
+SPECTATOR = "spectator"
+
+
+class ReplayError(Exception):
+    """A replay request the server refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status = code, message, status
+
+
+def seat_names(game: Game) -> list[str]:
+    return [seat.name or _("seat %(seat)s") % {"seat": seat.index} for seat in game.seats.all()]
+
+
+def parse_perspective(raw: str | None, seats: int) -> str | int:
+    """``all`` (the default), ``spectator``, or a seat number as a string."""
+    if raw in (None, "", EVERYONE):
+        return EVERYONE
+    if raw == SPECTATOR:
+        return SPECTATOR
+    if raw.isdigit() and int(raw) < seats:
+        return int(raw)
+    message = _("as must be all, spectator or a seat from 0 to %(last)s, not %(raw)r")
+    raise ReplayError("bad_parameter", message % {"last": seats - 1, "raw": raw})
+
+
+def parse_at(raw: str | None, total: int) -> int:
+    if raw in (None, ""):
+        return 0
+    if not raw.isdigit() or int(raw) > total:
+        message = _("at must be a whole number from 0 to %(total)s, not %(raw)r")
+        raise ReplayError("bad_parameter", message % {"total": total, "raw": raw})
+    return int(raw)
+
+
+def merge_views(base, others: list):
+    """Everything the seats saw, together: ``base`` (the spectator's view) with each hidden
+    (null) value filled from the first seat view that shows it, and keys only a seat sees added.
+
+    Views of one engine share one shape, so walking them side by side lines up the same things
+    (seat i's hand is null in every view but seat i's).
+    """
+    if isinstance(base, dict):
+        dicts = [other for other in others if isinstance(other, dict)]
+        merged = {key: merge_views(value, [other.get(key) for other in dicts]) for key, value in base.items()}
+        for other in dicts:
+            for key, value in other.items():
+                if key not in merged:
+                    merged[key] = merge_views(value, [o.get(key) for o in dicts if o is not other])
+        return merged
+    if isinstance(base, list):
+        lists = [other for other in others if isinstance(other, list) and len(other) == len(base)]
+        return [merge_views(item, [other[index] for other in lists]) for index, item in enumerate(base)]
+    if base is None:
+        return next((other for other in others if other is not None), None)
+    return base
+
+
+def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None) -> dict:
+    """The position after event ``at`` (0: before the first) of a finished game, for the viewer."""
+    if not game.is_finished:
+        raise ReplayError(
+            "game_running",
+            _("This game is still running; its replay opens when it is over. Watch it on its play page."),
+            409,
+        )
+    names = seat_names(game)
+    perspective = parse_perspective(as_raw, len(names))
+    rows = list(game.events.order_by("seq"))
+    at = parse_at(at_raw, len(rows))
+    lines = [canonical_json(record_header(game))] + [canonical_json(row.as_record()) for row in rows]
+    try:
+        replay = replay_record(lines, upto=at)
+    except RecordError as error:
+        raise ReplayError(
+            "replay_failed", f"stored event {error.line - 1} does not replay: {error.code}: {error.message}", 500
+        ) from None
+    engine, state = replay.engine, replay.state
+    if perspective == EVERYONE:
+        view = merge_views(engine.view(state, None), [engine.view(state, seat) for seat in range(len(names))])
+    else:
+        view = engine.view(state, None if perspective == SPECTATOR else perspective)
+    events = []
+    for row in rows[:at]:
+        event = row.as_record()
+        if perspective != EVERYONE:
+            event = engine.event_view(state, event, None if perspective == SPECTATOR else perspective)
+        events.append(describe_event(game.engine, {"seq": row.seq, **event}, names))
+    outcome = engine.outcome(state)
+    deadline = engine.deadline(state) if outcome is None else None
+    return {
+        "game": str(game.pk),
+        "engine": game.engine,
+        "engine_name": game_name(game.engine),
+        "at": at,
+        "total": len(rows),
+        "as": perspective if isinstance(perspective, str) else str(perspective),
+        "seats": names,
+        "perspectives": perspectives(names),
+        "view": view,
+        "actors": [] if outcome else sorted(engine.actors(state)),
+        "window": deadline.window if deadline else None,
+        "outcome": outcome.to_json() if outcome else None,
+        "events": events,
+    }
+
+
+def perspectives(names: list[str]) -> list[dict]:
+    options = [{"value": EVERYONE, "label": _("Everything (the game is over)")}]
+    for seat, name in enumerate(names):
+        options.append({"value": str(seat), "label": _("%(player)s (seat %(seat)s)") % {"player": name, "seat": seat}})
+    options.append({"value": SPECTATOR, "label": _("Spectator")})
+    return options
