@@ -72,7 +72,9 @@ def events_for(*, game: Game, seat: int | None, after: int = 0, limit: int = 500
 
     Once the game is over the whole record is public and nothing is redacted.
     """
-    rows = Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
+    # Only up to the head this game row was read at: a newer event must not be judged by an older
+    # state (an open game that started since would otherwise show its deal unredacted).
+    rows = Event.objects.filter(game=game, seq__gt=after, seq__lte=game.head_seq).order_by("seq")[:limit]
     engine = get_engine(game.engine)
     state = engine.load_state(game.state) if game.state is not None and not game.is_finished else None
     out = []

@@ -40,7 +40,7 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
     state = engine.setup(config, seats)
     events: list[dict] = []
     states = [state]
-    seen_moves: dict[str, dict] = {}
+    seen_moves: dict[str, dict] = {}  # every move listed so far, by canonical JSON, in first-seen order
     while engine.outcome(state) is None:
         assert len(events) < engine.max_events, f"{engine.slug}: no end after {len(events)} events"
         due = engine.chance_due(state)
@@ -60,7 +60,8 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
                 moves = engine.legal_moves(state, seat)
                 assert moves, f"{engine.slug}: seat {seat} may act but has no legal move"
                 move = chooser.choice(moves)
-                seen_moves.update((canonical(m), m) for m in moves)
+                for listed in moves:
+                    seen_moves.setdefault(canonical(listed), listed)
                 event = {"kind": "move", "seat": seat, "data": move}
         state = engine.apply(state, event)
         events.append(event)
@@ -86,10 +87,12 @@ def _check_moves(engine: Engine, state, seats: int, seen_moves: dict[str, dict],
             assert moves == [], f"seat {seat} may not act but has legal moves"
         for move in moves if len(moves) <= SAMPLE else chooser.sample(moves, SAMPLE):
             engine.apply(state, {"kind": "move", "seat": seat, "data": move})
-        unlisted = [key for key in seen_moves if key not in listed]
-        if len(unlisted) > SAMPLE:
-            unlisted = chooser.sample(unlisted, SAMPLE)
-        for move in [seen_moves[key] for key in unlisted] + list(GARBAGE_MOVES):
+        # Sampled by position, not by filtering them all: some games list thousands of distinct moves.
+        keys = list(seen_moves) if len(seen_moves) <= SAMPLE else None
+        if keys is None:
+            order = list(seen_moves.keys())  # dicts keep insertion order
+            keys = [order[i] for i in chooser.sample(range(len(order)), SAMPLE)]
+        for move in [seen_moves[key] for key in keys if key not in listed] + list(GARBAGE_MOVES):
             try:
                 engine.apply(state, {"kind": "move", "seat": seat, "data": move})
             except RuleError as error:

@@ -197,3 +197,15 @@ def test_export_import_round_trip(game, users):
     assert imported.source == "imported" and imported.outcome == game.outcome
     assert imported.head_hash == game.head_hash  # the same events give the same chain
     assert game_verify(game=imported).ok
+
+
+def test_events_are_never_read_past_the_head_they_are_redacted_against(users):
+    from games import selectors
+
+    game = services.game_create(engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0])
+    stale = Game.objects.get(pk=game.pk)  # read while still open: no state, head 0
+    services.game_join(game_id=game.pk, user=users[1])  # the game starts and deals
+    assert selectors.events_for(game=stale, seat=1) == []  # not the deal, unredacted
+    fresh = Game.objects.get(pk=game.pk)
+    deal = selectors.events_for(game=fresh, seat=1)[0]
+    assert deal["data"]["hands"][0] is None and deal["data"]["hands"][1]
