@@ -10,7 +10,7 @@ from .harness import check_engine
 ENGINES = all_engines()
 # Games whose random playthroughs run to hundreds of events get fewer seeds here; their own test
 # modules run the harness on the configs that matter.
-SEEDS = {"turn-thief": 8}
+SEEDS = {"turn-thief": 8, "twenty-two": 2}
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.slug)
