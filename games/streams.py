@@ -1,24 +1,64 @@
-"""Live stream bus: after a game's events commit, a notice goes to its Redis pub/sub channel.
+"""Live streams: content-free change notices on Redis pub/sub, and the per-game and per-account feeds.
 
-The notice carries no game content (only the new head seq), so it can leak nothing: a client
-that hears it fetches ``events?after=N`` with its own credentials and gets its own redacted view.
+After a game's events commit, a notice ``{"game", "seq", "window", "finished"}`` goes to the game's
+channel ``kifu:game:<id>`` and to ``kifu:account:<user id>`` of every seated account. A notice
+carries no game content, so it can leak nothing: whoever hears it re-reads the store with its own
+viewer's rights. The feeds below do exactly that for the stream endpoints (``api/streams.py``):
+they wait on a notice (or, in embedded mode without Redis, poll the database every
+``KIFU_STREAM_POLL_SECONDS``), then re-read events through ``selectors.events_for`` - the same
+redaction as the events endpoint.
+
+Each web process runs at most one listener thread, subscribed to the two channel patterns; it
+hands notices to the stream threads waiting in that process. Redis pub/sub is fire-and-forget, so
+the feeds never trust it alone: they also re-read on every keep-alive and whenever the listener
+reconnects, and a lost notice only delays a message, it never loses one.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import select
+import socket
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
+from django.db import connection
+from django.db.models import Q
+
+from . import selectors
+from .models import Game, Seat
 
 log = logging.getLogger("kifu.streams")
+
+GAME_PATTERN = "kifu:game:*"
+ACCOUNT_PATTERN = "kifu:account:*"
+# A resumed account stream repeats what happened this long before its cursor: commit lag and
+# clock skew between processes must not lose a "game ended". Clients dedupe on (game, head_seq).
+ACCOUNT_RESUME_SLACK_MS = 10_000
+# The most games an account stream announces when it (re)connects.
+ACCOUNT_SNAPSHOT_LIMIT = 500
+# Events read per database round trip; a longer backlog is read in several batches.
+EVENT_BATCH = 500
+# While a stream waits this long without news it gives its database connection back.
+DB_IDLE_RELEASE_SECONDS = 1.0
 
 
 def channel(game_id) -> str:
     return f"kifu:game:{game_id}"
 
 
+def account_channel(user_id) -> str:
+    return f"kifu:account:{user_id}"
+
+
+# ---- publishing ---------------------------------------------------------------------------------
 @cache
 def _client():
     import redis
@@ -27,9 +67,427 @@ def _client():
 
 
 def publish(game_id, notice: dict) -> None:
+    """Announce a committed change of a game to its channel and to its seated accounts' channels."""
+    message = {"game": str(game_id), **notice}
+    try:
+        accounts = list(
+            Seat.objects.filter(game_id=game_id, user__isnull=False).values_list("user_id", flat=True).distinct()
+        )
+    except Exception:
+        log.warning("could not list the accounts of game %s", game_id, exc_info=True)
+        accounts = []
+    channels = [channel(game_id), *(account_channel(user_id) for user_id in accounts)]
     if not settings.REDIS_URL:
+        for name in channels:  # embedded: one process, so hand it over directly (polling also runs)
+            BUS.deliver(name, message)
         return
     try:
-        _client().publish(channel(game_id), json.dumps({"game": str(game_id), **notice}))
+        pipe = _client().pipeline(transaction=False)
+        for name in channels:
+            pipe.publish(name, json.dumps(message))
+        pipe.execute()
     except Exception:  # the stream is a hint; the event log is the truth and clients can poll it
         log.warning("could not publish to %s", channel(game_id), exc_info=True)
+
+
+# ---- the per-process listener -------------------------------------------------------------------
+class Waiter:
+    """One stream's mailbox: notices for its channel, and a flag that says "look again"."""
+
+    def __init__(self, name: str) -> None:
+        self.channel = name
+        self._flag = threading.Event()
+        self._notices: deque[dict] = deque(maxlen=1000)
+
+    def deliver(self, notice: dict | None) -> None:
+        if notice is not None:
+            self._notices.append(notice)
+        self._flag.set()
+
+    def wait(self, timeout: float) -> tuple[bool, list[dict]]:
+        """Block up to ``timeout`` s; returns (woken, notices). Woken without notices: re-read all."""
+        woken = self._flag.wait(max(timeout, 0))
+        self._flag.clear()
+        notices = []
+        while self._notices:
+            notices.append(self._notices.popleft())
+        return woken, notices
+
+
+class Bus:
+    """Fan-out of Redis notices to the stream threads of this process (one Redis connection)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[Waiter]] = {}
+        self._thread: threading.Thread | None = None
+        self._connected = threading.Event()
+
+    @property
+    def live(self) -> bool:
+        """True while notices arrive from Redis; otherwise the feeds poll the database."""
+        return bool(settings.REDIS_URL) and self._connected.is_set()
+
+    def listen(self, name: str) -> Waiter:
+        """Register a waiter; with Redis, returns once the listener is subscribed (or gave up)."""
+        waiter = Waiter(name)
+        with self._lock:
+            self._waiters.setdefault(name, set()).add(waiter)
+            if settings.REDIS_URL and (self._thread is None or not self._thread.is_alive()):
+                self._thread = threading.Thread(target=self._run, name="kifu-stream-bus", daemon=True)
+                self._thread.start()
+        if settings.REDIS_URL:
+            # A notice published before the subscription is active would be missed; after this,
+            # anything the feed reads next is at least as new as what it could miss.
+            self._connected.wait(2.0)
+        return waiter
+
+    def leave(self, waiter: Waiter) -> None:
+        with self._lock:
+            waiters = self._waiters.get(waiter.channel)
+            if waiters is not None:
+                waiters.discard(waiter)
+                if not waiters:
+                    del self._waiters[waiter.channel]
+
+    def deliver(self, name: str, notice: dict | None) -> None:
+        with self._lock:
+            waiters = list(self._waiters.get(name, ()))
+        for waiter in waiters:
+            waiter.deliver(notice)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            waiters = [waiter for group in self._waiters.values() for waiter in group]
+        for waiter in waiters:
+            waiter.deliver(None)
+
+    def _run(self) -> None:
+        import redis
+
+        while True:
+            pubsub = None
+            try:
+                client = redis.Redis.from_url(settings.REDIS_URL, health_check_interval=30)
+                pubsub = client.pubsub()
+                pubsub.psubscribe(GAME_PATTERN, ACCOUNT_PATTERN)
+                confirmed = 0
+                while True:
+                    message = pubsub.get_message(timeout=5.0)
+                    if message is None:
+                        continue
+                    if message["type"] == "psubscribe":
+                        confirmed += 1
+                        if confirmed == 2:
+                            self._connected.set()
+                            self._wake_all()  # anything published while we were away: look again
+                    elif message["type"] == "pmessage":
+                        self._dispatch(message["channel"], message["data"])
+            except Exception:
+                log.warning("stream listener lost Redis; streams poll until it is back", exc_info=True)
+            finally:
+                self._connected.clear()
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except Exception:  # already broken; nothing to release
+                        pass
+            self._wake_all()
+            time.sleep(0.5)
+
+    def _dispatch(self, name, data) -> None:
+        name = name.decode() if isinstance(name, bytes) else name
+        try:
+            notice = json.loads(data)
+        except (TypeError, ValueError):
+            notice = None
+        self.deliver(name, notice if isinstance(notice, dict) else None)
+
+
+BUS = Bus()
+
+
+# ---- feeds --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Message:
+    """One stream message: ``type`` (SSE event name), its JSON ``data`` and an optional resume ``id``."""
+
+    type: str
+    data: dict
+    id: str | None = None
+
+
+def _release_db() -> None:
+    """Give the database connection back while a stream idles (a stream may stay open for an hour).
+
+    Not inside a transaction: the in-process tests run a stream within their test transaction.
+    """
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def client_gone(sock) -> Callable[[], bool]:
+    """A check that the client behind ``sock`` (gunicorn's ``environ["gunicorn.socket"]``) hung up.
+
+    A WSGI app otherwise learns of a closed connection only when a write fails, which can take
+    two keep-alives; meanwhile the stream holds a web thread. A readable socket that reads as
+    empty (peeked, not consumed) is closed. Without a plain socket it never says gone.
+    """
+    if sock is None or not hasattr(sock, "recv"):
+        return lambda: False
+
+    def gone() -> bool:
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            return bool(readable) and sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError, ValueError):  # no data; or a TLS socket
+            return False
+        except OSError:
+            return True
+
+    return gone
+
+
+class _Clock:
+    """Deadlines of one stream: its end, its keep-alives, and how long to wait for the next notice."""
+
+    # What ``wait`` reports: send a keep-alive; the stream's time is up; the client hung up;
+    # or look again (with the notices that arrived, if any).
+    KEEPALIVE, TIMEOUT, GONE, NEWS = "keepalive", "timeout", "gone", "news"
+
+    def __init__(self, duration: float, gone: Callable[[], bool]) -> None:
+        self.end = time.monotonic() + duration
+        self.keepalive = float(settings.KIFU_STREAM_KEEPALIVE_SECONDS)
+        self.poll = float(settings.KIFU_STREAM_POLL_SECONDS)
+        self.gone = gone
+        self.last_output = time.monotonic()
+
+    def sent(self) -> None:
+        self.last_output = time.monotonic()
+
+    def wait(self, waiter: Waiter) -> Iterator[tuple[str, list[dict]]]:
+        """Yield KEEPALIVE for each keep-alive due, until TIMEOUT, GONE or NEWS (time to re-read)."""
+        idle_from = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now >= self.end:
+                yield self.TIMEOUT, []
+                return
+            if self.gone():
+                yield self.GONE, []
+                return
+            if now - self.last_output >= self.keepalive:
+                yield self.KEEPALIVE, []
+                self.last_output = time.monotonic()
+                yield self.NEWS, []  # re-read on every keep-alive: a lost notice only delays news
+                return
+            live = BUS.live
+            # Wake at least every second to notice a client that hung up.
+            step = min(self.end - now, self.keepalive - (now - self.last_output), 1.0)
+            if not live:
+                step = min(step, self.poll)
+            idle = now - idle_from
+            if idle >= DB_IDLE_RELEASE_SECONDS:
+                _release_db()
+            else:
+                step = min(step, DB_IDLE_RELEASE_SECONDS - idle)
+            woken, notices = waiter.wait(step)
+            if woken or not live:
+                yield self.NEWS, notices
+                return
+
+
+def _window_json(game: Game) -> dict | None:
+    if not game.window:
+        return None
+    return {"id": game.window, "opened_at": game.window_opened_at, "deadline_at": game.deadline_at}
+
+
+def _head_json(game: Game, seat: int | None) -> dict:
+    data = {
+        "game": str(game.pk),
+        "head_seq": game.head_seq,
+        "status": game.status,
+        "seat": seat,
+        "actors": game.actors,
+        "window": _window_json(game),
+        "outcome": game.outcome,
+    }
+    if seat is not None and seat in game.actors and not game.is_finished:
+        data["legal_moves"] = selectors.legal_moves(game=game, seat=seat)
+    return data
+
+
+def game_feed(
+    *, game_id, user, after: int, duration: float, gone: Callable[[], bool] = lambda: False
+) -> Iterator[Message | None]:
+    """A game's events after ``after`` as ``user`` may see them, live, until the game ends.
+
+    Yields ``event`` messages (id = seq), a ``head`` message after each batch (status, actors,
+    window and - for a seat that may act - its legal moves), None when a keep-alive is due, and a
+    final ``end`` (``reason``: ``finished`` or ``timeout``). Events are read only up to the head
+    seq of the game row read just before them: the redaction state and the events then agree even
+    if more events commit in between.
+    """
+    waiter = BUS.listen(channel(game_id))
+    clock = _Clock(duration, gone)
+    cursor, announced, seat, seat_known = after, None, None, False
+    try:
+        while True:
+            game = Game.objects.filter(pk=game_id).first()
+            if game is None:
+                return
+            if not seat_known:
+                seat = selectors.seat_of(game=game, user=user)
+                seat_known = game.status != Game.Status.OPEN  # seats change only while open
+            while cursor < game.head_seq:
+                limit = min(EVENT_BATCH, game.head_seq - cursor)
+                events = selectors.events_for(game=game, seat=seat, after=cursor, limit=limit)
+                if not events:
+                    break
+                for event in events:
+                    yield Message("event", event, str(event["seq"]))
+                    cursor = event["seq"]
+                clock.sent()
+            if announced != (game.head_seq, seat):
+                yield Message("head", _head_json(game, seat))
+                announced = (game.head_seq, seat)
+                clock.sent()
+            if game.is_finished and cursor >= game.head_seq:
+                yield Message("end", {"game": str(game.pk), "reason": "finished", "head_seq": game.head_seq})
+                return
+            for what, _notices in clock.wait(waiter):
+                if what == clock.KEEPALIVE:
+                    yield None
+                elif what == clock.TIMEOUT:
+                    yield Message("end", {"game": str(game.pk), "reason": "timeout", "head_seq": cursor})
+                    return
+                elif what == clock.GONE:
+                    return
+    finally:
+        BUS.leave(waiter)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    status: str
+    head_seq: int
+    window: str
+    on_turn: bool
+
+
+def _account_seats(user, *, hidden: list[str], game_ids=None, since_ms: int | None = None):
+    """The account's seats with their games: running and open ones, plus those that started or
+    ended after ``since_ms``; or exactly the games ``game_ids``. Never games of ``hidden`` engines."""
+    seats = Seat.objects.filter(user=user).exclude(game__engine__in=hidden)
+    seats = seats.select_related("game").defer("game__state", "game__config")
+    if game_ids is not None:
+        return list(seats.filter(game_id__in=game_ids))
+    active = Q(game__status__in=[Game.Status.OPEN, Game.Status.RUNNING])
+    if since_ms is not None:
+        moment = _from_ms(since_ms)
+        active |= Q(game__started_at__gt=moment) | Q(game__finished_at__gt=moment)
+    return list(seats.filter(active).order_by("-game__created_at")[:ACCOUNT_SNAPSHOT_LIMIT])
+
+
+def _from_ms(ms: int):
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _to_ms(moment) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def _account_changes(seat: Seat, prev: _Seen | None, *, since_ms: int | None) -> list[tuple[str, dict]]:
+    """What changed for this account in this game since ``prev`` (None: not seen on this stream).
+
+    ``since_ms`` is the cutoff for a game this stream has not seen: it was started or ended after
+    it (None: only what is true now counts - a first connection does not replay old endings).
+    """
+    game = seat.game
+    running, finished = game.status == Game.Status.RUNNING, game.status == Game.Status.FINISHED
+    on_turn = running and seat.index in game.actors
+    base = {"game": str(game.pk), "engine": game.engine, "seat": seat.index, "head_seq": game.head_seq}
+    out: list[tuple[str, dict]] = []
+    started_ms, finished_ms = _to_ms(game.started_at), _to_ms(game.finished_at)
+    if prev is None:
+        new_start = running if since_ms is None else (started_ms or 0) > since_ms
+        new_end = finished and since_ms is not None and (finished_ms or 0) > since_ms
+    else:
+        new_start = game.status != Game.Status.OPEN and prev.status == Game.Status.OPEN
+        new_end = finished and prev.status != Game.Status.FINISHED
+    if new_start:
+        out.append(("game_started", {**base, "started_at": game.started_at}))
+    if on_turn and game.window and (prev is None or prev.window != game.window):
+        out.append(("window_opened", {**base, "window": _window_json(game)}))
+    if on_turn and (prev is None or not prev.on_turn or prev.head_seq != game.head_seq):
+        out.append(("your_turn", {**base, "actors": game.actors, "window": _window_json(game)}))
+    if new_end:
+        out.append(("game_ended", {**base, "outcome": game.outcome, "finished_at": game.finished_at}))
+    return out
+
+
+def account_feed(
+    *, user, after_ms: int | None, duration: float, gone: Callable[[], bool] = lambda: False
+) -> Iterator[Message | None]:
+    """What needs the account's attention across its games: ``game_started``, ``window_opened``,
+    ``your_turn`` and ``game_ended``; then ``end`` (``reason: timeout``) when ``duration`` is over.
+
+    Level-triggered: every connection first announces the running games and those waiting on the
+    account, so a reconnect never misses a turn. A resume cursor (the last message id, a server
+    time in ms) also repeats the games started or ended since shortly before it. Messages carry
+    the game and its head seq; a client dedupes on them.
+    """
+    waiter = BUS.listen(account_channel(user.pk))
+    clock = _Clock(duration, gone)
+    since = None if after_ms is None else after_ms - ACCOUNT_RESUME_SLACK_MS
+    seen: dict[str, _Seen] = {}
+    # Mature games stay out of sight for an account that has not (or no longer) consented.
+    hidden = [] if selectors.may_see_mature(user) else selectors.mature_engines()
+    try:
+        scan_from = _now_ms()
+        seats = _account_seats(user, hidden=hidden, since_ms=since)
+        while True:
+            stamp = str(_now_ms())
+            for seat in reversed(seats):  # oldest game first
+                key = str(seat.game_id)
+                for kind, data in _account_changes(seat, seen.get(key), since_ms=since):
+                    yield Message(kind, data, stamp)
+                    clock.sent()
+                game = seat.game
+                seen[key] = _Seen(game.status, game.head_seq, game.window, seat.index in game.actors)
+            # From now on a game this stream has not seen is news if it started or ended after
+            # (shortly before) the last full scan.
+            since = scan_from - ACCOUNT_RESUME_SLACK_MS
+            seats = []
+            for what, notices in clock.wait(waiter):
+                if what == clock.KEEPALIVE:
+                    yield None
+                    continue
+                if what == clock.TIMEOUT:
+                    yield Message("end", {"reason": "timeout"}, str(_now_ms()))
+                    return
+                if what == clock.GONE:
+                    return
+                ids = {_uuid(notice.get("game")) for notice in notices} - {None}
+                if ids and BUS.live:
+                    seats = _account_seats(user, hidden=hidden, game_ids=ids)
+                else:  # polling, or woken by a reconnect or a keep-alive: rescan what can have changed
+                    cutoff = _now_ms()
+                    seats = _account_seats(user, hidden=hidden, since_ms=since)
+                    scan_from = cutoff
+    finally:
+        BUS.leave(waiter)
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

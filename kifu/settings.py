@@ -126,6 +126,14 @@ KIFU_SUBMISSION_REQUEUE_SECONDS = float(os.environ.get("KIFU_SUBMISSION_REQUEUE_
 KIFU_EMBEDDED_TICK_SECONDS = 0.1
 KIFU_MAX_WAIT_SECONDS = 30
 
+# ---- live streams (games/streams.py, api/streams.py) ------------------------------------------
+# Each open stream holds one web thread (gunicorn gthread), so streams are bounded in time; a
+# client resumes from its last id. Keep-alive comments keep proxies from closing idle streams.
+KIFU_STREAM_MAX_SECONDS = float(os.environ.get("KIFU_STREAM_MAX_SECONDS", "3600"))
+KIFU_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("KIFU_STREAM_KEEPALIVE_SECONDS", "15"))
+# Embedded mode has no Redis to announce changes: streams poll the database this often.
+KIFU_STREAM_POLL_SECONDS = float(os.environ.get("KIFU_STREAM_POLL_SECONDS", "0.2"))
+
 # ---- API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,0 +1,261 @@
+"""KifuClient: the Kifu REST API and its live streams over HTTP (requests), for bots and tools."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import closing
+from typing import Any, cast
+
+import requests
+
+from .errors import KifuError
+from .types import Account, EngineInfo, Event, Game, GameState, Move, StreamMessage, Submission, Verification
+from .wire import parse_ndjson, parse_sse
+
+
+class KifuClient:
+    """One account's connection to a Kifu server.
+
+    Every refusal raises ``KifuError(code, message, status)``. A throttled request (429) is
+    retried after its ``Retry-After`` up to ``throttle_retries`` times before it raises.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        timeout: float = 40.0,
+        throttle_retries: int = 3,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api = f"{self.base_url}/api"
+        self.timeout = timeout
+        self.throttle_retries = throttle_retries
+        self.http = session or requests.Session()
+        self.username: str | None = None
+        if token:
+            self.http.headers["Authorization"] = f"Token {token}"
+
+    # ---- accounts ---------------------------------------------------------------------------
+    @classmethod
+    def create_account(cls, base_url: str, username: str, password: str, **options) -> KifuClient:
+        """Make a new account and return a client holding its token."""
+        client = cls(base_url, **options)
+        account = cast(Account, client._call("POST", "/accounts", json={"username": username, "password": password}))
+        return client._use(account)
+
+    @classmethod
+    def login(cls, base_url: str, username: str, password: str, **options) -> KifuClient:
+        """Exchange a username and password for the account's token."""
+        client = cls(base_url, **options)
+        account = cast(Account, client._call("POST", "/token", json={"username": username, "password": password}))
+        return client._use(account)
+
+    def _use(self, account: Account) -> KifuClient:
+        self.username = account["username"]
+        self.http.headers["Authorization"] = f"Token {account['token']}"
+        return self
+
+    @property
+    def token(self) -> str | None:
+        header = self.http.headers.get("Authorization", "")
+        return header.removeprefix("Token ") or None
+
+    def me(self) -> Account:
+        account = cast(Account, self._call("GET", "/me"))
+        self.username = account["username"]
+        return account
+
+    def mature_consent(self, *, adult: bool, consent: bool) -> dict:
+        """Confirm this account is an adult who consents to mature content (mature games need it)."""
+        return self._call("POST", "/me/mature-consent", json={"adult": adult, "consent": consent})
+
+    def withdraw_mature_consent(self) -> None:
+        self._send("DELETE", "/me/mature-consent").close()
+
+    # ---- engines and games ------------------------------------------------------------------
+    def engines(self) -> list[EngineInfo]:
+        return cast(list[EngineInfo], self._call("GET", "/engines"))
+
+    def engine(self, slug: str) -> EngineInfo:
+        return cast(EngineInfo, self._call("GET", f"/engines/{slug}"))
+
+    def games(self, **filters: Any) -> list[Game]:
+        """Games, newest first; filters: ``engine``, ``status``, ``player``, ``limit``, ``offset``."""
+        page = self._call("GET", "/games", params=filters)
+        return cast(list[Game], page["results"] if isinstance(page, dict) else page)
+
+    def create_game(self, engine: str, seats: list[str | None], config: dict | None = None) -> Game:
+        """A new game; ``seats`` are usernames or None for an open seat. It starts when all are taken."""
+        body = {"engine": engine, "seats": seats, "config": config or {}}
+        return cast(Game, self._call("POST", "/games", json=body))
+
+    def join(self, game_id: str, seat: int | None = None) -> Game:
+        body = {} if seat is None else {"seat": seat}
+        return cast(Game, self._call("POST", f"/games/{game_id}/join", json=body))
+
+    def accept(self, game_id: str) -> Game:
+        """Accept the seat someone else gave this account in a mature game."""
+        return cast(Game, self._call("POST", f"/games/{game_id}/accept"))
+
+    def game(self, game_id: str) -> Game:
+        return cast(Game, self._call("GET", f"/games/{game_id}"))
+
+    def state(self, game_id: str) -> GameState:
+        """The game as this account may see it (a seat sees its own hand)."""
+        return cast(GameState, self._call("GET", f"/games/{game_id}/state"))
+
+    def legal_moves(self, game_id: str) -> list[Move]:
+        return cast(list[Move], self._call("GET", f"/games/{game_id}/legal-moves")["moves"])
+
+    def events(self, game_id: str, after: int = 0, limit: int = 500) -> list[Event]:
+        return cast(list[Event], self._call("GET", f"/games/{game_id}/events", params={"after": after, "limit": limit}))
+
+    def record(self, game_id: str) -> str:
+        """The finished game's record (JSON Lines)."""
+        return self._call("GET", f"/games/{game_id}/record", raw=True)
+
+    def verification(self, game_id: str) -> Verification:
+        return cast(Verification, self._call("GET", f"/games/{game_id}/verification"))
+
+    # ---- moves ------------------------------------------------------------------------------
+    def submit_move(
+        self, game_id: str, move: Move, *, idempotency_key: str | None = None, wait: float = 0.0
+    ) -> Submission:
+        """Submit a move; returns the submission (``pending``, or ``accepted`` within ``wait`` s).
+
+        The same ``idempotency_key`` always returns the first verdict, so a retry after a lost
+        answer is safe. A rejection by the rules raises KifuError (status 422, ``.submission``).
+        """
+        body = {"move": move, "idempotency_key": idempotency_key or uuid.uuid4().hex}
+        return cast(Submission, self._call("POST", f"/games/{game_id}/moves", json=body, params={"wait": wait}))
+
+    def submission(self, game_id: str, submission_id: str, *, wait: float = 0.0) -> Submission:
+        """A submission and its verdict; waits up to ``wait`` s (max 30) for a pending one."""
+        path = f"/games/{game_id}/submissions/{submission_id}"
+        return cast(Submission, self._call("GET", path, params={"wait": wait}))
+
+    def resign(self, game_id: str, *, wait: float = 10.0) -> Submission:
+        return self.submit_move(game_id, {"type": "resign"}, wait=wait)
+
+    # ---- streams ----------------------------------------------------------------------------
+    def stream_game(
+        self,
+        game_id: str,
+        *,
+        after: int = 0,
+        timeout: float | None = None,
+        format: str = "sse",
+        reconnect: bool = True,
+    ) -> Iterator[StreamMessage]:
+        """A game's events live, as this account may see them; ends after the game ends.
+
+        Yields ``event``, ``head`` and finally ``end`` messages. With ``reconnect`` a stream cut by
+        its timeout or the network is reopened from the last event seq (Last-Event-ID), so the
+        caller sees every event exactly once; the iteration ends with the ``end`` of a finished game.
+        """
+        last: str | None = str(after)
+        path = f"/games/{game_id}/stream"
+        while True:
+            ended = None
+            with closing(self._stream(path, last, timeout, format)) as messages:
+                for message in messages:
+                    if message.id is not None:
+                        last = message.id
+                    if message.type == "end":
+                        ended = message
+                        if reconnect and message.data.get("reason") == "timeout":
+                            break
+                    yield message
+            if not reconnect or (ended is not None and ended.data.get("reason") != "timeout"):
+                return
+            time.sleep(0.2 if ended is not None else 1.0)  # cut off without an end: back off a little
+
+    def stream_account(
+        self, *, after: str | None = None, timeout: float | None = None, format: str = "sse", reconnect: bool = True
+    ) -> Iterator[StreamMessage]:
+        """This account's ``game_started``, ``window_opened``, ``your_turn`` and ``game_ended``
+        messages, then ``end`` (timeout); with ``reconnect`` it goes on until the caller stops."""
+        last = after
+        while True:
+            ended = False
+            with closing(self._stream("/me/stream", last, timeout, format)) as messages:
+                for message in messages:
+                    if message.id is not None:
+                        last = message.id
+                    if message.type == "end":
+                        ended = True
+                        if reconnect:
+                            break
+                    yield message
+            if not reconnect:
+                return
+            time.sleep(0.2 if ended else 1.0)
+
+    def _stream(self, path: str, last_id: str | None, timeout: float | None, format: str):
+        headers = {"Accept": "application/x-ndjson" if format == "ndjson" else "text/event-stream"}
+        if last_id is not None:
+            headers["Last-Event-ID"] = last_id
+        params: dict[str, Any] = {"format": format}
+        if timeout is not None:
+            params["timeout"] = timeout
+        response = self._send("GET", path, params=params, headers=headers, stream=True)
+        parse = parse_ndjson if format == "ndjson" else parse_sse
+        try:
+            for message in parse(response.iter_content(chunk_size=None)):
+                if message is not None:
+                    yield message
+        except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+            return  # the caller reconnects from the last id
+        finally:
+            response.close()
+
+    # ---- transport --------------------------------------------------------------------------
+    def _call(self, method: str, path: str, *, raw: bool = False, **kwargs) -> Any:
+        response = self._send(method, path, **kwargs)
+        return response.text if raw else response.json()
+
+    def _send(self, method: str, path: str, **kwargs) -> requests.Response:
+        # A stream's read timeout must outlast the server's keep-alive interval (15 s by default).
+        kwargs.setdefault("timeout", (10, self.timeout) if kwargs.get("stream") else self.timeout)
+        for attempt in range(self.throttle_retries + 1):
+            try:
+                response = self.http.request(method, f"{self.api}{path}", **kwargs)
+            except requests.RequestException as error:
+                raise KifuError("connection_error", str(error), 0) from error
+            if response.status_code < 400:
+                return response
+            error = _error(response)
+            response.close()
+            if error.status == 429 and attempt < self.throttle_retries:
+                time.sleep(min(error.retry_after or 1.0, 60.0))
+                continue
+            raise error
+        raise AssertionError("unreachable")
+
+
+def _error(response: requests.Response) -> KifuError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    retry_after = None
+    if response.headers.get("Retry-After"):
+        try:
+            retry_after = float(response.headers["Retry-After"])
+        except ValueError:
+            retry_after = None
+    return KifuError(
+        str(body.get("code") or f"http_{response.status_code}"),
+        str(body.get("message") or response.reason or "the server refused the request"),
+        response.status_code,
+        fields=body.get("fields"),
+        retry_after=retry_after,
+        submission=body.get("submission"),
+    )
