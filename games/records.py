@@ -157,7 +157,10 @@ def replay_record(lines: Iterable[str], *, upto: int | None = None) -> Replay:
     record = parse_record(lines)
     engine = record.engine
     seats = len(record.header["seats"])
-    state = engine.setup(record.header["config"], seats)
+    try:
+        state = engine.setup(record.header["config"], seats)
+    except RuleError as error:  # a rule about the whole game (e.g. a config-dependent player count)
+        raise RecordError(1, error.code, error.message) from None
     count = 0
     for line, event in zip(record.lines, record.events, strict=True):
         if upto is not None and count >= upto:
