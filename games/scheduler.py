@@ -14,6 +14,7 @@ import time
 
 from django.conf import settings
 from django.db import close_old_connections
+from django.utils.module_loading import import_string
 
 log = logging.getLogger("kifu.scheduler")
 _started = threading.Event()
@@ -26,11 +27,22 @@ def tick() -> None:
     services.submissions_sweep(older_than=settings.KIFU_SUBMISSION_REQUEUE_SECONDS)
 
 
+def run_periodic(last_run: dict[str, float], now: float) -> None:
+    """Other apps' sweeps (settings.KIFU_EMBEDDED_PERIODIC: dotted path, seconds), which beat runs
+    on the real stack; a Celery task called directly runs in this thread."""
+    for path, every in settings.KIFU_EMBEDDED_PERIODIC:
+        if now - last_run.get(path, 0.0) >= every:
+            last_run[path] = now
+            import_string(path)()
+
+
 def _run(interval: float) -> None:
+    last_run: dict[str, float] = {}
     while True:
         try:
             close_old_connections()
             tick()
+            run_periodic(last_run, time.monotonic())
         except Exception:  # keep the timer alive; the next tick retries
             log.exception("embedded scheduler tick failed")
         time.sleep(interval)

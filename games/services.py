@@ -351,7 +351,11 @@ def _after_commit(game_id, seq: int, window: str, deadline, finished: bool) -> N
         schedule_window_close(game_id, window, deadline)
     if finished:
         outcome = Game.objects.filter(pk=game_id).values_list("outcome", flat=True).first()
-        game_finished.send(sender=Game, game_id=game_id, outcome=outcome)
+        # Robust: the game is committed whatever a listener does; a failing follow-up is logged (and
+        # the listener's own sweeper can catch up), never turned into an error of the move.
+        for receiver, error in game_finished.send_robust(sender=Game, game_id=game_id, outcome=outcome):
+            if isinstance(error, Exception):
+                log.error("game_finished receiver %r failed for %s: %r", receiver, game_id, error)
 
 
 def _lock(game_id) -> Game:

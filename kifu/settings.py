@@ -120,6 +120,11 @@ CELERY_BEAT_SCHEDULE = {
     "close-overdue-windows": {"task": "games.tasks.deadlines_sweep", "schedule": 1.0},
     "requeue-pending-submissions": {"task": "games.tasks.submissions_sweep", "schedule": 5.0},
 }
+# League (issue 7): forfeits at challenge deadlines and inactivity drops (days-long deadlines, so a
+# minute's sweep is plenty).
+CELERY_BEAT_SCHEDULE["league-ladder-deadlines"] = {"task": "league.tasks.ladders_sweep", "schedule": 60.0}
+# Embedded mode has no beat: its timer thread runs these (dotted path, every N seconds) instead.
+KIFU_EMBEDDED_PERIODIC = [("league.tasks.ladders_sweep", 60.0)]
 # Submissions still pending after this many seconds are queued again by the sweeper.
 KIFU_SUBMISSION_REQUEUE_SECONDS = float(os.environ.get("KIFU_SUBMISSION_REQUEUE_SECONDS", "10"))
 # The embedded scheduler thread's tick; it closes windows whose deadline has passed.

@@ -1,7 +1,15 @@
-"""Django app for players, clubs, ladders, leagues and tournaments (issues 7 and 8; not built yet)."""
+"""Django app for players, clubs, ladders, matches and ratings (issue 7); leagues and tournaments later."""
 
 from django.apps import AppConfig
 
 
 class LeagueConfig(AppConfig):
     name = "league"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import game_finished
+
+        from .receivers import on_game_finished
+
+        game_finished.connect(on_game_finished, dispatch_uid="league.on_game_finished")

@@ -1,5 +1,37 @@
-"""League API routes (clubs, ladders, matches, ratings), mounted under /api/."""
+"""League API routes (players, clubs, ladders, challenges, matches), mounted under /api/."""
+
+from django.urls import path
+
+from . import api
 
 app_name = "league"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("profile", api.ProfileView.as_view(), name="profile"),
+    path("players/<str:username>", api.PlayerView.as_view(), name="player"),
+    path("clubs", api.ClubListView.as_view(), name="club-list"),
+    path("clubs/<slug:slug>", api.ClubDetailView.as_view(), name="club-detail"),
+    path("clubs/<slug:slug>/join", api.ClubJoinView.as_view(), name="club-join"),
+    path("clubs/<slug:slug>/members", api.MemberListView.as_view(), name="member-list"),
+    path("clubs/<slug:slug>/members/<str:username>", api.MemberDetailView.as_view(), name="member-detail"),
+    path("clubs/<slug:slug>/members/<str:username>/approve", api.MemberApproveView.as_view(), name="member-approve"),
+    path("clubs/<slug:slug>/ladders", api.ClubLadderListView.as_view(), name="club-ladders"),
+    path("ladders/<int:pk>", api.LadderDetailView.as_view(), name="ladder-detail"),
+    path("ladders/<int:pk>/standings", api.StandingsView.as_view(), name="ladder-standings"),
+    path("ladders/<int:pk>/events", api.LadderEventsView.as_view(), name="ladder-events"),
+    path("ladders/<int:pk>/verification", api.LadderVerificationView.as_view(), name="ladder-verification"),
+    path("ladders/<int:pk>/join", api.LadderJoinView.as_view(), name="ladder-join"),
+    path("ladders/<int:pk>/withdraw", api.LadderWithdrawView.as_view(), name="ladder-withdraw"),
+    path("ladders/<int:pk>/players/<str:username>/ratings", api.RatingHistoryView.as_view(), name="rating-history"),
+    path("ladders/<int:pk>/challenges", api.ChallengeListView.as_view(), name="challenge-list"),
+    path("ladders/<int:pk>/games", api.RatedGameView.as_view(), name="rated-game"),
+    path("ladders/<int:pk>/corrections", api.CorrectionView.as_view(), name="correction"),
+    path("challenges/<uuid:pk>", api.ChallengeDetailView.as_view(), name="challenge-detail"),
+    path("challenges/<uuid:pk>/accept", api.ChallengeAcceptView.as_view(), name="challenge-accept"),
+    path("challenges/<uuid:pk>/decline", api.ChallengeDeclineView.as_view(), name="challenge-decline"),
+    path("challenges/<uuid:pk>/withdraw", api.ChallengeWithdrawView.as_view(), name="challenge-withdraw"),
+    path("challenges/<uuid:pk>/result", api.ChallengeResultView.as_view(), name="challenge-result"),
+    path("matches", api.MatchListView.as_view(), name="match-list"),
+    path("matches/<uuid:pk>", api.MatchDetailView.as_view(), name="match-detail"),
+    path("matches/<uuid:pk>/current-game", api.MatchCurrentGameView.as_view(), name="match-current-game"),
+]

@@ -1,0 +1,265 @@
+"""League records: players, clubs and memberships, ladders with their append-only logs, challenges,
+matches, and the projections (standings, rating history) rebuilt from the logs."""
+
+from __future__ import annotations
+
+import uuid
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+
+from games.models import GENESIS_HASH, Game
+
+from .scoring import ladder as rules
+
+User = settings.AUTH_USER_MODEL
+
+
+class PlayerProfile(models.Model):
+    user = models.OneToOneField(User, related_name="player_profile", on_delete=models.CASCADE)
+    display_name = models.CharField(max_length=80, blank=True)
+    language = models.CharField(max_length=10, default="en", help_text="A language code from settings.LANGUAGES.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.display_name or str(self.user)
+
+
+class Club(models.Model):
+    slug = models.SlugField(max_length=50, unique=True)
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        ORGANISER = "organiser"
+        MEMBER = "member"
+
+    class Status(models.TextChoices):
+        INVITED = "invited", "invited by an organiser"
+        REQUESTED = "requested", "asked to join"
+        ACTIVE = "active"
+        LEFT = "left", "left or removed"
+
+    club = models.ForeignKey(Club, related_name="memberships", on_delete=models.CASCADE)
+    user = models.ForeignKey(User, related_name="club_memberships", on_delete=models.CASCADE)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    invited_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["club", "user__username"]
+        constraints = [models.UniqueConstraint(fields=["club", "user"], name="membership_once_per_club")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.club} ({self.role}, {self.status})"
+
+    @property
+    def is_organiser(self) -> bool:
+        return self.status == self.Status.ACTIVE and self.role == self.Role.ORGANISER
+
+
+class Ladder(models.Model):
+    """One ladder per club, game and kind. Its history is ``events``; the rest is projection."""
+
+    class Kind(models.TextChoices):
+        CHALLENGE = rules.CHALLENGE, "challenge ladder (two players)"
+        RATING = rules.RATING, "rating ladder (OpenSkill, 2 or more players)"
+
+    club = models.ForeignKey(Club, related_name="ladders", on_delete=models.PROTECT)
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    engine = models.CharField(max_length=40)
+    game_config = models.JSONField(default=dict, blank=True, help_text="The validated config of every game.")
+    settings = models.JSONField(default=dict, blank=True, help_text="Current settings (the log has every change).")
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    head_seq = models.PositiveIntegerField(default=0)
+    head_hash = models.CharField(max_length=64, default=GENESIS_HASH)
+    projected_seq = models.PositiveIntegerField(default=0, help_text="The log position the projection reflects.")
+
+    class Meta:
+        ordering = ["club", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "engine", "kind"], name="ladder_one_per_club_game_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club}: {self.name} ({self.kind}, {self.engine})"
+
+
+class LadderEvent(models.Model):
+    """One entry of a ladder's log. Never updated or deleted: PostgreSQL triggers refuse it."""
+
+    ladder = models.ForeignKey(Ladder, related_name="events", on_delete=models.PROTECT)
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30, choices=[(kind, kind) for kind in rules.EVENT_KINDS])
+    payload = models.JSONField()
+    # PROTECT: a user who appears in a league log is deactivated, not deleted (the log never changes).
+    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(help_text="When it happened on the league's clock (services take `now`).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    hash = models.CharField(max_length=64, help_text="sha256(previous hash + canonical JSON of this event)")
+
+    class Meta:
+        ordering = ["ladder", "seq"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "seq"], name="ladder_event_unique_seq")]
+        triggers = [
+            pgtrigger.Protect(name="ladder_event_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="ladder_event_no_truncate",
+                level=pgtrigger.Statement,
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                func="RAISE EXCEPTION 'kifu: the ladder log is append-only; TRUNCATE is refused'; RETURN NULL;",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder_id}#{self.seq} {self.kind}"
+
+
+class Match(models.Model):
+    """A series of games between the same players; its result feeds a ladder when it has one."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        ABANDONED = "abandoned", "stopped: its challenge was decided without it"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, related_name="matches", on_delete=models.PROTECT)
+    engine = models.CharField(max_length=40)
+    config = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField(help_text='{"format": best_of|first_to|session, "target": N, "points": wins|scores}')
+    players = models.JSONField(help_text="User ids in the seat order of the first game.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    totals = models.JSONField(default=dict, blank=True, help_text="Match points by user id.")
+    result = models.JSONField(null=True, blank=True, help_text="Ranking of user ids, best first; ties grouped.")
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.spec.get('format')} {self.spec.get('target')} of {self.engine} ({self.status})"
+
+
+class Challenge(models.Model):
+    """A challenge's working state (deadlines, its game); what happened to it is in the ladder log."""
+
+    class Status(models.TextChoices):
+        ISSUED = "issued", "waiting for the defender"
+        ACCEPTED = "accepted", "accepted, being played"
+        DECIDED = "decided", "decided (result or forfeit)"
+        WITHDRAWN = "withdrawn", "withdrawn by the challenger"
+        VOID = "void", "void"
+
+    OPEN = (Status.ISSUED, Status.ACCEPTED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    ladder = models.ForeignKey(Ladder, related_name="challenges", on_delete=models.PROTECT)
+    challenger = models.ForeignKey(User, related_name="challenges_issued", on_delete=models.PROTECT)
+    defender = models.ForeignKey(User, related_name="challenges_received", on_delete=models.PROTECT)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ISSUED, db_index=True)
+    free = models.BooleanField(default=False, help_text="Used one of a new player's free challenges.")
+    issued_at = models.DateTimeField()
+    accept_by = models.DateTimeField(db_index=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    play_by = models.DateTimeField(null=True, blank=True, db_index=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    match = models.OneToOneField(Match, null=True, blank=True, on_delete=models.PROTECT, related_name="challenge")
+    outcome = models.JSONField(null=True, blank=True, help_text='{"winner": user id or null, "reason": ...}')
+    issued_seq = models.PositiveIntegerField()
+    decided_seq = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-issued_at"]
+
+    def __str__(self) -> str:
+        return f"{self.challenger} v {self.defender} ({self.status})"
+
+
+class LeagueGame(models.Model):
+    """A game the league created: which ladder, challenge or match its result belongs to."""
+
+    game = models.OneToOneField(Game, primary_key=True, related_name="league", on_delete=models.PROTECT)
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    number = models.PositiveSmallIntegerField(default=0, help_text="Game number within its match, from 0.")
+    recorded = models.BooleanField(default=False, help_text="Its result has been taken into the league.")
+
+    class Meta:
+        ordering = ["match", "number"]
+
+    def __str__(self) -> str:
+        return f"league game {self.game_id}"
+
+
+# ---- projections: rebuilt from the log, never edited by hand ----------------------------------
+class LadderEntry(models.Model):
+    ladder = models.ForeignKey(Ladder, related_name="entries", on_delete=models.CASCADE)
+    user = models.ForeignKey(User, related_name="ladder_entries", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField(null=True, blank=True, help_text="1 = top; null when off the ladder.")
+    active = models.BooleanField(default=False)
+    mu = models.FloatField(null=True, blank=True)
+    sigma = models.FloatField(null=True, blank=True)
+    ordinal = models.FloatField(null=True, blank=True, help_text="mu - 3 sigma")
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    lost = models.PositiveIntegerField(default=0)
+    drawn = models.PositiveIntegerField(default=0)
+    forfeits_won = models.PositiveIntegerField(default=0)
+    forfeits_lost = models.PositiveIntegerField(default=0)
+    drops = models.PositiveIntegerField(default=0)
+    free_challenges_left = models.PositiveIntegerField(default=0)
+    joined_at = models.DateTimeField(null=True, blank=True)
+    last_active_at = models.DateTimeField(null=True, blank=True)
+    drop_from = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["ladder", "position"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "user"], name="ladder_entry_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} #{self.position} on {self.ladder_id}"
+
+
+class RatingPoint(models.Model):
+    """One rating change of one player: the rating history."""
+
+    ladder = models.ForeignKey(Ladder, related_name="rating_points", on_delete=models.CASCADE)
+    user = models.ForeignKey(User, related_name="rating_points", on_delete=models.CASCADE)
+    seq = models.PositiveIntegerField(help_text="The log event (a result) that changed it.")
+    at = models.DateTimeField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    game = models.UUIDField(null=True, blank=True)
+    match = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["ladder", "user", "seq"]
+        indexes = [models.Index(fields=["ladder", "user", "seq"], name="rating_point_history")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.mu:.2f}/{self.sigma:.2f} at #{self.seq}"

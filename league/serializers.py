@@ -1,0 +1,282 @@
+"""Request and response shapes of the league API (they also make its OpenAPI schema).
+
+Players appear by username; the log stores user ids (stable across renames), and each logged
+event is shown with a ``names`` map from those ids to usernames.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
+from .scoring import ladder as rules
+from .scoring import matches as match_rules
+from .selectors import usernames
+
+
+def _display_name(user) -> str:
+    profile = getattr(user, "player_profile", None)
+    return (profile.display_name if profile else "") or user.get_username()
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+
+    class Meta:
+        model = PlayerProfile
+        fields = ["username", "display_name", "language"]
+
+
+class ProfileUpdateSerializer(serializers.Serializer):
+    display_name = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    language = serializers.CharField(required=False, max_length=10, help_text="A code such as en or ja.")
+
+
+class ClubSerializer(serializers.ModelSerializer):
+    members = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Club
+        fields = ["slug", "name", "description", "created_at", "members"]
+
+    def get_members(self, club) -> int:
+        return club.memberships.filter(status=Membership.Status.ACTIVE).count()
+
+
+class ClubCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    slug = serializers.CharField(required=False, max_length=50, help_text="Its name in URLs (default: from the name).")
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ClubUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(required=False, max_length=100)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+    display_name = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Membership
+        fields = ["username", "display_name", "role", "status", "created_at", "joined_at"]
+
+    def get_display_name(self, membership) -> str:
+        return _display_name(membership.user)
+
+
+class InviteSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
+
+
+class RoleSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    club = serializers.CharField(source="club.slug")
+
+    class Meta:
+        model = Ladder
+        fields = ["id", "club", "name", "kind", "engine", "game_config", "settings", "head_seq", "created_at"]
+
+
+class LadderCreateSerializer(serializers.Serializer):
+    engine = serializers.CharField(help_text="A game slug from /api/engines.")
+    kind = serializers.ChoiceField(choices=rules.KINDS, default=rules.CHALLENGE)
+    name = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    settings = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="Ladder rules that differ from the defaults: challenge_range, max_open_challenges, accept_days, "
+        "play_days, on_challenger_win, rematch_cooldown_days, new_player_free_challenges, inactivity_days, "
+        'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}).',
+    )
+    game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
+
+
+class LadderUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(required=False, max_length=100)
+    settings = serializers.DictField(required=False, help_text="Only the settings to change.")
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+    display_name = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LadderEntry
+        fields = [
+            "position",
+            "username",
+            "display_name",
+            "active",
+            "mu",
+            "sigma",
+            "ordinal",
+            "played",
+            "won",
+            "lost",
+            "drawn",
+            "forfeits_won",
+            "forfeits_lost",
+            "drops",
+            "free_challenges_left",
+            "joined_at",
+            "last_active_at",
+        ]
+
+    def get_display_name(self, entry) -> str:
+        return _display_name(entry.user)
+
+
+class LadderEventSerializer(serializers.ModelSerializer):
+    names = serializers.SerializerMethodField()
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+
+    class Meta:
+        model = LadderEvent
+        fields = ["seq", "kind", "at", "actor", "payload", "names", "hash"]
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_names(self, event) -> dict:
+        from .selectors import payload_players
+
+        names = self.context.get("names") or {}
+        return {str(pk): names.get(pk, "") for pk in sorted(payload_players(event.payload))}
+
+
+class RatingPointSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RatingPoint
+        fields = ["seq", "at", "mu_before", "sigma_before", "mu", "sigma", "ordinal", "game", "match"]
+
+
+class ChallengeSerializer(serializers.ModelSerializer):
+    challenger = serializers.CharField(source="challenger.username")
+    defender = serializers.CharField(source="defender.username")
+    ladder = serializers.IntegerField(source="ladder_id")
+    game = serializers.UUIDField(source="game_id", allow_null=True)
+    match = serializers.UUIDField(source="match_id", allow_null=True)
+    winner = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Challenge
+        fields = [
+            "id",
+            "ladder",
+            "challenger",
+            "defender",
+            "status",
+            "free",
+            "issued_at",
+            "accept_by",
+            "accepted_at",
+            "play_by",
+            "decided_at",
+            "game",
+            "match",
+            "winner",
+            "outcome",
+            "issued_seq",
+            "decided_seq",
+        ]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_winner(self, challenge) -> str | None:
+        winner = (challenge.outcome or {}).get("winner")
+        if winner is None:
+            return None
+        return challenge.challenger.username if winner == challenge.challenger_id else challenge.defender.username
+
+
+class ChallengeCreateSerializer(serializers.Serializer):
+    defender = serializers.CharField(help_text="The username of the player you challenge.")
+
+
+class ResultSerializer(serializers.Serializer):
+    winner = serializers.CharField(allow_null=True, help_text="The winner's username, or null for a draw.")
+
+
+class WithdrawSerializer(serializers.Serializer):
+    username = serializers.CharField(required=False, help_text="Organisers: the player to withdraw (default: you).")
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class RatedGameSerializer(serializers.Serializer):
+    players = serializers.ListField(
+        child=serializers.CharField(), min_length=2, max_length=16, help_text="Usernames in seat order."
+    )
+
+
+class CorrectionSerializer(serializers.Serializer):
+    event = serializers.IntegerField(min_value=1, help_text="The seq of the logged event to correct.")
+    changes = serializers.DictField(
+        help_text='What to change: {"ranking": [["winner"], ["loser"]]} for a result (usernames), {"winner": '
+        '"name"} for a forfeit, {"places": n} for an inactivity drop, or {"void": true}.'
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    players = serializers.SerializerMethodField()
+    totals = serializers.SerializerMethodField()
+    result = serializers.SerializerMethodField()
+    games = serializers.SerializerMethodField()
+    ladder = serializers.IntegerField(source="ladder_id", allow_null=True)
+
+    class Meta:
+        model = Match
+        fields = ["id", "ladder", "engine", "config", "spec", "players", "status", "totals", "result", "games"]
+
+    def _names(self, match) -> dict:
+        if not hasattr(match, "_names"):
+            match._names = usernames(match.players)
+        return match._names
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_players(self, match) -> list:
+        return [self._names(match).get(pk, "") for pk in match.players]
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
+    def get_totals(self, match) -> dict:
+        return {self._names(match).get(int(pk), pk): points for pk, points in match.totals.items()}
+
+    @extend_schema_field(serializers.ListField(child=serializers.ListField(child=serializers.CharField())))
+    def get_result(self, match) -> list | None:
+        if match.result is None:
+            return None
+        return [[self._names(match).get(pk, "") for pk in group] for group in match.result]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_games(self, match) -> list:
+        from .selectors import match_games
+
+        return [
+            {"number": link.number, "game": str(link.game_id), "status": link.game.status}
+            for link in match_games(match=match)
+        ]
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    engine = serializers.CharField()
+    players = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=16)
+    format = serializers.ChoiceField(choices=match_rules.FORMATS)
+    target = serializers.IntegerField(help_text="N of best of N, first to N points, or games in a session.")
+    points = serializers.ChoiceField(choices=match_rules.POINTS, default="wins")
+    config = serializers.DictField(required=False, default=dict)
+
+
+class RatedGameResultSerializer(serializers.Serializer):
+    game = serializers.UUIDField(allow_null=True, required=False)
+    match = serializers.UUIDField(allow_null=True, required=False)
+
+
+class LadderVerificationSerializer(serializers.Serializer):
+    ladder = serializers.IntegerField()
+    ok = serializers.BooleanField()
+    events = serializers.IntegerField()
+    problems = serializers.ListField(child=serializers.CharField())
