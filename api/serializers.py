@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from games import moderation, selectors
 from games.models import Game, Submission
 
 User = get_user_model()
@@ -92,6 +93,11 @@ class GameCreateSerializer(serializers.Serializer):
         max_length=16,
         help_text="One entry per seat, seat 0 first: a username, or null for an open seat.",
     )
+    time_control = serializers.JSONField(
+        required=False,
+        default=None,
+        help_text='A per-move clock, {"per_move_seconds": N}: a seat that lets it run out resigns (clocks).',
+    )
 
     def validate_seats(self, value):
         names = [name for name in value if name is not None]
@@ -126,6 +132,7 @@ class GameSerializer(serializers.ModelSerializer):
     head_hash = serializers.SerializerMethodField()
     window = serializers.SerializerMethodField()
     urls = serializers.SerializerMethodField()
+    outcome = serializers.SerializerMethodField()
 
     class Meta:
         model = Game
@@ -154,6 +161,13 @@ class GameSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_seed(self, game) -> str | None:
         return game.seed if game.is_finished else None
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_outcome(self, game) -> dict | None:
+        """A storytelling outcome may quote contributions; hidden ones are replaced (games.moderation)."""
+        request = self.context.get("request")
+        moderator = moderation.is_moderator(game=game, user=getattr(request, "user", None))
+        return selectors.outcome_for(game=game, moderator=moderator)
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_head_hash(self, game) -> str | None:

@@ -3,7 +3,7 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import views
+from . import moderation, views
 
 app_name = "api"
 
@@ -26,7 +26,12 @@ urlpatterns = [
     path("games/<uuid:pk>/record", views.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:pk>/verification", views.GameVerificationView.as_view(), name="game-verification"),
     path("records", views.RecordImportView.as_view(), name="record-import"),
+    # moderation of storytelling contributions (issue 6)
+    path("games/<uuid:pk>/events/<int:seq>/report", moderation.ContributionReportView.as_view(), name="event-report"),
+    path("games/<uuid:pk>/events/<int:seq>/hide", moderation.ContributionHideView.as_view(), name="event-hide"),
+    path("games/<uuid:pk>/reports", moderation.ContributionReportListView.as_view(), name="game-reports"),
     path("", include("api.stream_urls")),
+    path("", include("hooks.urls")),  # webhooks (hooks/)
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),

@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors, services, store
+from games import moderation, selectors, services, store
 from games.engines import all_engines, get_engine
 from games.models import Game, Submission
 
@@ -140,6 +140,7 @@ class GameListView(generics.ListCreateAPIView):
             config=data.validated_data["config"],
             seats=data.validated_data["seats"],
             created_by=request.user,
+            time_control=data.validated_data["time_control"],
         )
         game = selectors.game_get(game_id=game.pk, viewer=request.user)
         return Response(s.GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
@@ -190,6 +191,7 @@ class GameStateView(APIView):
         """The state as the caller may see it: a seat sees its own hand, a spectator the public view."""
         game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
+        moderator = moderation.is_moderator(game=game, user=request.user)
         return Response(
             {
                 "game": str(game.pk),
@@ -198,9 +200,9 @@ class GameStateView(APIView):
                 "status": game.status,
                 "actors": game.actors,
                 "window": s.GameSerializer().get_window(game),
-                "view": selectors.game_view(game=game, seat=seat),
+                "view": selectors.game_view(game=game, seat=seat, moderator=moderator),
                 "legal_moves": selectors.legal_moves(game=game, seat=seat),
-                "outcome": game.outcome,
+                "outcome": selectors.outcome_for(game=game, moderator=moderator),
             }
         )
 
@@ -220,7 +222,8 @@ class GameEventsView(APIView):
         after = int_param(request, "after", 0, 0, 10**9)
         limit = int_param(request, "limit", 500, 1, 1000)
         seat = selectors.seat_of(game=game, user=request.user)
-        return Response(selectors.events_for(game=game, seat=seat, after=after, limit=limit))
+        moderator = moderation.is_moderator(game=game, user=request.user)
+        return Response(selectors.events_for(game=game, seat=seat, after=after, limit=limit, moderator=moderator))
 
 
 class GameLegalMovesView(APIView):
@@ -334,12 +337,22 @@ class SubmissionDetailView(APIView):
 class GameRecordView(APIView):
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR, **ERRORS}, tags=["records"])
     def get(self, request, pk):
-        """The whole record (JSON Lines), with the revealed seed; only once the game is over."""
+        """The whole record (JSON Lines), with the revealed seed; only once the game is over.
+
+        Refused (409 ``record_moderated``) to all but moderators while a contribution is hidden."""
         game = load_game(pk, request.user)
         if not game.is_finished:
             raise ApiError(
                 "game_running",
                 "the full record is public once the game is over; follow the events endpoint until then",
+                status.HTTP_409_CONFLICT,
+            )
+        if not moderation.is_moderator(game=game, user=request.user) and moderation.hidden_contributions(game=game):
+            # A record must replay and verify; one with contributions cut out would do neither.
+            raise ApiError(
+                "record_moderated",
+                "a moderator hid contributions of this game, so its record is not published; "
+                "read the events or the replay, where they are marked hidden",
                 status.HTTP_409_CONFLICT,
             )
         response = HttpResponse(store.record_export(game=game), content_type="application/x-ndjson; charset=utf-8")

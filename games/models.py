@@ -163,3 +163,53 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"submission {self.public_id} ({self.status})"
+
+
+# ---- moderation of storytelling contributions (games/moderation.py does the writes) ----------
+class ContributionReport(models.Model):
+    """A viewer's report that a contribution (the move event ``seq``) should not be shown. The
+    event itself is never touched; reports are only read by the game's moderators."""
+
+    game = models.ForeignKey(Game, related_name="contribution_reports", on_delete=models.PROTECT)
+    seq = models.PositiveIntegerField()
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.PROTECT)
+    reason = models.CharField(max_length=500)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "seq", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq", "reporter"], name="contribution_report_once"),
+        ]
+        triggers = [
+            pgtrigger.Protect(name="contribution_report_append_only", operation=pgtrigger.Update | pgtrigger.Delete)
+        ]
+
+    def __str__(self) -> str:
+        return f"report on {self.game_id}#{self.seq} by {self.reporter_id}"
+
+
+class ContributionHiding(models.Model):
+    """One moderation decision on a contribution: hide it, or show it again. Append-only: the
+    latest row for ``(game, seq)`` is in force, and the rows before it are the history."""
+
+    class Action(models.TextChoices):
+        HIDE = "hide"
+        UNHIDE = "unhide"
+
+    game = models.ForeignKey(Game, related_name="contribution_hidings", on_delete=models.PROTECT)
+    seq = models.PositiveIntegerField()
+    action = models.CharField(max_length=6, choices=Action.choices)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.PROTECT)
+    reason = models.CharField(max_length=500)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "seq", "id"]
+        indexes = [models.Index(fields=["game", "seq", "id"], name="contribution_hiding_latest")]
+        triggers = [
+            pgtrigger.Protect(name="contribution_hiding_append_only", operation=pgtrigger.Update | pgtrigger.Delete)
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.game_id}#{self.seq}"

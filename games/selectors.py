@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
+from . import moderation
 from .engines import REGISTRY, get_engine
 from .models import Event, Game, MatureConsent, Seat
 
@@ -53,11 +54,22 @@ def seat_of(*, game: Game, user) -> int | None:
     return Seat.objects.filter(game=game, user=user).values_list("index", flat=True).first()
 
 
-def game_view(*, game: Game, seat: int | None) -> dict | None:
+def game_view(*, game: Game, seat: int | None, moderator: bool = False) -> dict | None:
+    """The engine's view for ``seat``, with hidden contributions replaced unless ``moderator``."""
     if game.state is None:
         return None
     engine = get_engine(game.engine)
-    return engine.view(engine.load_state(game.state), seat)
+    view = engine.view(engine.load_state(game.state), seat)
+    redaction = moderation.redaction_for(game=game, moderator=moderator)
+    return redaction.tree(view) if redaction else view
+
+
+def outcome_for(*, game: Game, moderator: bool = False) -> dict | None:
+    """The stored outcome; a storytelling outcome may quote contributions, so hidden ones go."""
+    if game.outcome is None:
+        return None
+    redaction = moderation.redaction_for(game=game, moderator=moderator)
+    return redaction.tree(game.outcome) if redaction else game.outcome
 
 
 def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
@@ -67,10 +79,14 @@ def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
     return engine.legal_moves(engine.load_state(game.state), seat)
 
 
-def events_for(*, game: Game, seat: int | None, after: int = 0, limit: int = 500) -> list[dict]:
+def events_for(
+    *, game: Game, seat: int | None, after: int = 0, limit: int = 500, moderator: bool = False
+) -> list[dict]:
     """Events after ``after`` as ``seat`` may see them; every seq is present so gaps show.
 
-    Once the game is over the whole record is public and nothing is redacted.
+    Once the game is over the whole record is public and nothing is redacted for hidden cards; a
+    contribution a moderator hid stays hidden (text replaced by a marker) unless ``moderator``.
+    The default is the safe one, so every caller that does not know the viewer redacts.
     """
     # Only up to the head this game row was read at: a newer event must not be judged by an older
     # state (an open game that started since would otherwise show its deal unredacted).
@@ -87,4 +103,5 @@ def events_for(*, game: Game, seat: int | None, after: int = 0, limit: int = 500
             # Not before: a hidden move has few possible contents, so its hash would give it away.
             item["hash"] = row.hash
         out.append(item)
-    return out
+    redaction = moderation.redaction_for(game=game, moderator=moderator)
+    return [redaction.event(item) for item in out] if redaction else out

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .engines import get_engine
-from .engines.base import Engine, RuleError
+from .engines.base import Deadline, Engine, RuleError
 from .engines.chance import ChanceStream
 from .models import Event, Game, MatureConsent, Seat, Submission
 from .records import canonical_json
@@ -49,8 +49,14 @@ def game_create(
     seats: list[AbstractBaseUser | None],
     created_by: AbstractBaseUser | None,
     names: list[str] | None = None,
+    time_control: dict | None = None,
 ) -> Game:
-    """A new server game; it starts (and deals) as soon as every seat has a player."""
+    """A new server game; it starts (and deals) as soon as every seat has a player.
+
+    ``time_control`` (``{"per_move_seconds": N}``) is a game setting, not engine config: the
+    engine's rules and record stay the same, the service keeps the clock (see ``_clock``).
+    """
+    clock = _time_control_check(time_control)
     try:
         engine = get_engine(engine_slug)
         engine.check_seats(len(seats))
@@ -70,6 +76,7 @@ def game_create(
         seed=seed,
         seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
         created_by=created_by,
+        meta={"time_control": clock} if clock else {},
     )
     now = timezone.now()
     for index, user in enumerate(seats):
@@ -79,6 +86,28 @@ def game_create(
         Seat.objects.create(game=game, index=index, user=user, name=name, accepted_at=now if accepted else None)
     _start_if_ready(game, engine)
     return game
+
+
+CLOCK_PREFIX = "clock-"
+MAX_PER_MOVE_SECONDS = 7 * 24 * 3600
+
+
+def _time_control_check(time_control) -> dict | None:
+    if time_control is None:
+        return None
+    seconds = time_control.get("per_move_seconds") if isinstance(time_control, dict) else None
+    if (
+        not isinstance(time_control, dict)
+        or set(time_control) != {"per_move_seconds"}
+        or isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not 1 <= seconds <= MAX_PER_MOVE_SECONDS
+    ):
+        raise ServiceError(
+            "bad_time_control",
+            f'time_control is {{"per_move_seconds": N}} with N from 1 to {MAX_PER_MOVE_SECONDS} seconds',
+        )
+    return {"per_move_seconds": seconds}
 
 
 def _require_consent(users) -> None:
@@ -295,6 +324,8 @@ def _close_if_overdue(game: Game, engine: Engine, state, moment):
         return state
     if moment < game.deadline_at:
         return state
+    if game.window.startswith(CLOCK_PREFIX):
+        return _clock_expire(game, engine, state)
     event = {"kind": "system", "data": {"type": "close_window", "window": game.window}}
     state = _append(game, engine, state, event)
     return _settle(game, engine, state)
@@ -323,7 +354,7 @@ def _settle(game: Game, engine: Engine, state):
         game.status = Game.Status.FINISHED
         game.finished_at = timezone.now()
         game.outcome = outcome.to_json()
-    deadline = None if outcome is not None else engine.deadline(state)
+    deadline = None if outcome is not None else (engine.deadline(state) or _clock(game, engine, state))
     if deadline is None:
         game.window, game.window_opened_at, game.deadline_at = "", None, None
     elif deadline.window != game.window:
@@ -331,6 +362,35 @@ def _settle(game: Game, engine: Engine, state):
         game.window, game.window_opened_at = deadline.window, now
         game.deadline_at = now + timedelta(seconds=deadline.seconds)
     return state
+
+
+def _clock(game: Game, engine: Engine, state) -> Deadline | None:
+    """The per-move clock of a game with a time control: every recorded event gives the seats to
+    act a fresh ``per_move_seconds``. An engine's own window (a reaction window, a timed
+    simultaneous choice) takes precedence and pauses the clock. It reuses the window machinery
+    (timer task, beat sweep, receipt-time fairness) under a window id no engine uses."""
+    clock = (game.meta or {}).get("time_control")
+    if not clock or game.status != Game.Status.RUNNING:
+        return None
+    actors = tuple(sorted(engine.actors(state)))
+    if not actors:
+        return None
+    return Deadline(window=f"{CLOCK_PREFIX}{game.head_seq}", seconds=clock["per_move_seconds"], seats=actors)
+
+
+def _clock_expire(game: Game, engine: Engine, state):
+    """The clock ran out: each seat still to act resigns, marked ``"reason": "timeout"`` (engines
+    read only ``seat`` of a resign), in seat order until the game is over. Several seats out of time
+    together therefore lose in seat order - the engines have no "all flagged" event to do better."""
+    for seat in sorted(engine.actors(state)):
+        if engine.outcome(state) is not None or seat not in engine.actors(state):
+            continue
+        event = {"kind": "system", "data": {"type": "resign", "seat": seat, "reason": "timeout"}}
+        try:
+            state = _settle(game, engine, _append(game, engine, state, event))
+        except RuleError:
+            log.warning("game %s: the engine refused a timeout resign of seat %s", game.pk, seat)
+    return _settle(game, engine, state)
 
 
 def _save_head(game: Game, engine: Engine, state) -> None:
@@ -343,10 +403,13 @@ def _save_head(game: Game, engine: Engine, state) -> None:
 
 def _after_commit(game_id, seq: int, window: str, deadline, finished: bool) -> None:
     from . import streams
-    from .signals import game_finished
+    from .signals import game_changed, game_finished
     from .tasks import schedule_window_close
 
     streams.publish(game_id, {"seq": seq, "window": window or None, "finished": finished})
+    for receiver, error in game_changed.send_robust(sender=Game, game_id=game_id, seq=seq, finished=finished):
+        if isinstance(error, Exception):
+            log.error("game_changed receiver %r failed for %s: %r", receiver, game_id, error)
     if window and deadline is not None:
         schedule_window_close(game_id, window, deadline)
     if finished:

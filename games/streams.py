@@ -311,7 +311,7 @@ def _head_json(game: Game, seat: int | None) -> dict:
         "seat": seat,
         "actors": game.actors,
         "window": _window_json(game),
-        "outcome": game.outcome,
+        "outcome": selectors.outcome_for(game=game),  # hidden contributions replaced (games.moderation)
     }
     if seat is not None and seat in game.actors and not game.is_finished:
         data["legal_moves"] = selectors.legal_moves(game=game, seat=seat)
@@ -429,7 +429,8 @@ def _account_changes(seat: Seat, prev: _Seen | None, *, since_ms: int | None) ->
     if on_turn and (prev is None or not prev.on_turn or prev.head_seq != game.head_seq):
         out.append(("your_turn", {**base, "actors": game.actors, "window": _window_json(game)}))
     if new_end:
-        out.append(("game_ended", {**base, "outcome": game.outcome, "finished_at": game.finished_at}))
+        outcome = selectors.outcome_for(game=game)  # hidden contributions replaced (games.moderation)
+        out.append(("game_ended", {**base, "outcome": outcome, "finished_at": game.finished_at}))
     return out
 
 

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "league",
     "api",
     "web",
+    "hooks",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,13 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE["league-ladder-deadlines"] = {"task": "league.tasks.ladders_sweep", "schedule": 60.0}
 # Embedded mode has no beat: its timer thread runs these (dotted path, every N seconds) instead.
 KIFU_EMBEDDED_PERIODIC = [("league.tasks.ladders_sweep", 60.0)]
+# Webhooks (hooks/): deliveries whose task was lost are queued again; embedded, the timer thread
+# sends them (eager Celery cannot wait out a backoff).
+CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}
+KIFU_EMBEDDED_PERIODIC.append(("hooks.tasks.deliveries_sweep", 1.0))
+KIFU_WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("KIFU_WEBHOOK_TIMEOUT_SECONDS", "5"))
+KIFU_WEBHOOK_BACKOFF_SECONDS = float(os.environ.get("KIFU_WEBHOOK_BACKOFF_SECONDS", "2"))  # doubles per attempt
+KIFU_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("KIFU_WEBHOOK_MAX_ATTEMPTS", "10"))
 # Submissions still pending after this many seconds are queued again by the sweeper.
 KIFU_SUBMISSION_REQUEUE_SECONDS = float(os.environ.get("KIFU_SUBMISSION_REQUEUE_SECONDS", "10"))
 # The embedded scheduler thread's tick; it closes windows whose deadline has passed.

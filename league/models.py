@@ -263,3 +263,91 @@ class RatingPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.mu:.2f}/{self.sigma:.2f} at #{self.seq}"
+
+
+# ---- tournaments: round robin and Swiss events of a club (issue 8) ---------------------------
+class Tournament(models.Model):
+    """A club's tournament. Its pairings are ``boards`` (one game each); standings are computed
+    from their results by ``league.scoring.standings`` and frozen in ``final_standings`` at the end."""
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin (Berger tables)"
+        SWISS = "swiss", "Swiss (two players a game)"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "taking entries"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    club = models.ForeignKey(Club, related_name="tournaments", on_delete=models.PROTECT)
+    name = models.CharField(max_length=100)
+    format = models.CharField(max_length=12, choices=Format.choices)
+    engine = models.CharField(max_length=40)
+    game_config = models.JSONField(default=dict, blank=True, help_text="The validated config of every game.")
+    cycles = models.PositiveSmallIntegerField(default=1, help_text="Round robin: 1 single, 2 double.")
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Number of rounds (set at start).")
+    tiebreaks = models.JSONField(default=list, blank=True, help_text="Tiebreak names in order of use.")
+    seed = models.BigIntegerField(default=0, help_text="Swiss: the seed of the pairing's draws (colours by lot).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    current_round = models.PositiveSmallIntegerField(default=0)
+    final_standings = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.format}, {self.engine})"
+
+
+class TournamentEntry(models.Model):
+    tournament = models.ForeignKey(Tournament, related_name="entries", on_delete=models.CASCADE)
+    user = models.ForeignKey(User, related_name="tournament_entries", on_delete=models.PROTECT)
+    number = models.PositiveIntegerField(help_text="Pairing number / initial rank, 1 = first seed.")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="tournament_entry_once"),
+            models.UniqueConstraint(fields=["tournament", "number"], name="tournament_entry_number_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} #{self.number} in {self.tournament_id}"
+
+
+class TournamentBoard(models.Model):
+    """One pairing of one round: ``first`` takes seat 0; no ``second`` is a bye. ``score_first`` is
+    first's points (1, 1/2, 0) once the game is over; ``games_*`` are the engine's game scores."""
+
+    tournament = models.ForeignKey(Tournament, related_name="boards", on_delete=models.CASCADE)
+    round = models.PositiveSmallIntegerField()
+    number = models.PositiveSmallIntegerField(help_text="Board number in the round, from 1.")
+    first = models.ForeignKey(User, related_name="+", on_delete=models.PROTECT)
+    second = models.ForeignKey(User, null=True, blank=True, related_name="+", on_delete=models.PROTECT)
+    game = models.OneToOneField(Game, null=True, blank=True, related_name="tournament_board", on_delete=models.PROTECT)
+    score_first = models.FloatField(null=True, blank=True)
+    games_first = models.FloatField(default=0)
+    games_second = models.FloatField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "round", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "round", "number"], name="tournament_board_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id} r{self.round} b{self.number}"
+
+    @property
+    def is_bye(self) -> bool:
+        return self.second_id is None
+
+    @property
+    def is_done(self) -> bool:
+        return self.is_bye or self.score_first is not None

@@ -6,7 +6,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match, Membership, RatingPoint
-from .services.clubs import is_organiser
+from .scoring import ladder as rules
+from .services.clubs import is_member, is_organiser
+from .services.log import projection_of
 
 User = get_user_model()
 
@@ -102,3 +104,59 @@ def match_get(*, match_id) -> Match | None:
 
 def match_games(*, match: Match) -> list[LeagueGame]:
     return list(LeagueGame.objects.filter(match=match).select_related("game").order_by("number"))
+
+
+# ---- for the web pages ------------------------------------------------------------------------
+def challengeable(*, ladder: Ladder, viewer) -> set[int]:
+    """User ids ``viewer`` may challenge now by the ladder's position rules (range, free
+    challenges) and open-challenge limits; the rematch cooldown is left to ``challenge_create``,
+    which says until when. Empty for visitors, non-members and rating ladders."""
+    if ladder.kind != rules.CHALLENGE or not is_member(ladder.club, viewer):
+        return set()
+    limit = ladder.settings.get("max_open_challenges", 1)
+    open_counts: dict[int, int] = {}
+    for challenger, defender in Challenge.objects.filter(ladder=ladder, status__in=Challenge.OPEN).values_list(
+        "challenger_id", "defender_id"
+    ):
+        for user_id in (challenger, defender):
+            open_counts[user_id] = open_counts.get(user_id, 0) + 1
+    if open_counts.get(viewer.pk, 0) >= limit:
+        return set()
+    projection = projection_of(ladder)
+    allowed = set()
+    for user_id in projection.order:
+        if open_counts.get(user_id, 0) >= limit:
+            continue
+        try:
+            rules.check_challenge(projection, viewer.pk, user_id)
+        except rules.ChallengeRefused:
+            continue
+        allowed.add(user_id)
+    return allowed
+
+
+def rating_histories(*, ladder: Ladder) -> dict[int, list[RatingPoint]]:
+    """Every player's rating history on the ladder, oldest first, by user id (one query)."""
+    histories: dict[int, list[RatingPoint]] = {}
+    for point in RatingPoint.objects.filter(ladder=ladder).order_by("user_id", "seq"):
+        histories.setdefault(point.user_id, []).append(point)
+    return histories
+
+
+def player_memberships(*, user) -> QuerySet:
+    """The clubs a player is an active member of."""
+    return Membership.objects.filter(user=user, status=Membership.Status.ACTIVE).select_related("club")
+
+
+def player_entries(*, user) -> QuerySet:
+    """The ladders a player is on, with their place or rating."""
+    return (
+        LadderEntry.objects.filter(user=user)
+        .select_related("ladder__club")
+        .order_by("ladder__club__name", "ladder__name")
+    )
+
+
+def player_rating_points(*, user) -> QuerySet:
+    """A player's rating history on every ladder, oldest first."""
+    return RatingPoint.objects.filter(user=user).select_related("ladder").order_by("ladder_id", "seq")

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from . import api, api_tournaments
 
 app_name = "league"
 
@@ -34,4 +34,20 @@ urlpatterns = [
     path("matches", api.MatchListView.as_view(), name="match-list"),
     path("matches/<uuid:pk>", api.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<uuid:pk>/current-game", api.MatchCurrentGameView.as_view(), name="match-current-game"),
+    # tournaments (issue 8)
+    path("clubs/<slug:slug>/tournaments", api_tournaments.ClubTournamentListView.as_view(), name="club-tournaments"),
+    path("tournaments/<int:pk>", api_tournaments.TournamentDetailView.as_view(), name="tournament-detail"),
+    path("tournaments/<int:pk>/entries", api_tournaments.TournamentEntryView.as_view(), name="tournament-entries"),
+    path("tournaments/<int:pk>/start", api_tournaments.TournamentStartView.as_view(), name="tournament-start"),
+    path("tournaments/<int:pk>/rounds", api_tournaments.TournamentRoundsView.as_view(), name="tournament-rounds"),
+    path(
+        "tournaments/<int:pk>/standings",
+        api_tournaments.TournamentStandingsView.as_view(),
+        name="tournament-standings",
+    ),
+    path(
+        "tournaments/<int:pk>/standings.csv",
+        api_tournaments.TournamentStandingsCsvView.as_view(),
+        name="tournament-standings-csv",
+    ),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from games.models import Game
+from games.moderation import redaction_for
 from games.records import RecordError, canonical_json, replay_record
 from games.store import record_header
 
@@ -76,8 +77,12 @@ def merge_views(base, others: list):
     return base
 
 
-def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None) -> dict:
-    """The position after event ``at`` (0: before the first) of a finished game, for the viewer."""
+def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moderator: bool = False) -> dict:
+    """The position after event ``at`` (0: before the first) of a finished game, for the viewer.
+
+    Contributions a moderator hid are replaced by a marker (in the view, the events and the outcome)
+    unless ``moderator``; the replay itself runs over the complete stored events.
+    """
     if not game.is_finished:
         raise ReplayError(
             "game_running",
@@ -100,12 +105,18 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None) -> di
         view = merge_views(engine.view(state, None), [engine.view(state, seat) for seat in range(len(names))])
     else:
         view = engine.view(state, None if perspective == SPECTATOR else perspective)
+    redaction = redaction_for(game=game, moderator=moderator)
+    view = redaction.tree(view)
     events = []
     for row in rows[:at]:
         event = row.as_record()
         if perspective != EVERYONE:
             event = engine.event_view(state, event, None if perspective == SPECTATOR else perspective)
-        events.append(describe_event(game.engine, {"seq": row.seq, **event}, names))
+        event = redaction.event({"seq": row.seq, **event})
+        described = describe_event(game.engine, event, names)
+        if "hidden" in event:
+            described["hidden"] = event["hidden"]
+        events.append(described)
     outcome = engine.outcome(state)
     deadline = engine.deadline(state) if outcome is None else None
     return {
@@ -120,7 +131,7 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None) -> di
         "view": view,
         "actors": [] if outcome else sorted(engine.actors(state)),
         "window": deadline.window if deadline else None,
-        "outcome": outcome.to_json() if outcome else None,
+        "outcome": redaction.tree(outcome.to_json()) if outcome else None,
         "events": events,
     }
 

@@ -1,9 +1,9 @@
-"""Web page routes: games, replay, play, and the account pages."""
+"""Web page routes: games, replay, play, the league pages (clubs, ladders, players) and the account pages."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import league_views, views
 
 app_name = "web"
 
@@ -16,6 +16,16 @@ urlpatterns = [
     path("games/<uuid:pk>/replay.json", views.replay_json, name="replay-json"),
     path("games/<uuid:pk>/play", views.play_page, name="play"),
     path("games/<uuid:pk>/log.json", views.play_log, name="play-log"),
+    # league pages (web/league_views.py)
+    path("clubs/", league_views.club_list, name="clubs"),
+    path("clubs/<slug:slug>/", league_views.club_page, name="club"),
+    path("clubs/<slug:slug>/join", league_views.club_join, name="club-join"),
+    path("clubs/<slug:slug>/invite", league_views.club_invite, name="club-invite"),
+    path("ladders/<int:pk>/", league_views.ladder_page, name="ladder"),
+    path("ladders/<int:pk>/join", league_views.ladder_join, name="ladder-join"),
+    path("ladders/<int:pk>/challenge", league_views.challenge_new, name="challenge-new"),
+    path("challenges/<uuid:pk>/<str:step>", league_views.challenge_step, name="challenge-step"),
+    path("players/<str:username>/", league_views.player_page, name="player"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),

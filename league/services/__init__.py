@@ -39,6 +39,13 @@ from .ladders import (
 from .log import ladder_rebuild, ladder_verify
 from .matches import match_create
 from .results import league_game_finished
+from .tournaments import (
+    tournament_advance,
+    tournament_create,
+    tournament_enter,
+    tournament_game_finished,
+    tournament_start,
+)
 
 __all__ = [
     "ServiceError",
@@ -69,4 +76,9 @@ __all__ = [
     "membership_set_role",
     "profile_update",
     "rated_game_create",
+    "tournament_advance",
+    "tournament_create",
+    "tournament_enter",
+    "tournament_game_finished",
+    "tournament_start",
 ]

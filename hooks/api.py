@@ -1,0 +1,100 @@
+"""Webhook API: register, list and delete an account's webhook URLs, and read their deliveries."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ApiError
+from api.serializers import ErrorSerializer
+
+from . import selectors, services
+from .models import Delivery, DeliveryAttempt, Webhook
+
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 404: ErrorSerializer}
+
+
+class WebhookCreateSerializer(serializers.Serializer):
+    url = serializers.CharField(max_length=1000, help_text="An http:// or https:// URL that accepts POSTs.")
+    events = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text=f"Any of {', '.join(services.EVENTS)}; default all."
+    )
+
+
+class WebhookSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Webhook
+        fields = ["id", "url", "events", "created_at"]
+
+
+class WebhookWithSecretSerializer(WebhookSerializer):
+    class Meta(WebhookSerializer.Meta):
+        fields = [*WebhookSerializer.Meta.fields, "secret"]
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeliveryAttempt
+        fields = ["number", "at", "status_code", "error", "duration_ms"]
+
+
+class DeliverySerializer(serializers.ModelSerializer):
+    attempt_log = AttemptSerializer(many=True, read_only=True)
+    body = serializers.JSONField(source="payload", read_only=True)
+
+    class Meta:
+        model = Delivery
+        fields = ["id", "event", "status", "attempts", "next_attempt_at", "created_at", "body", "attempt_log"]
+
+
+class WebhookListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: WebhookSerializer(many=True)}, tags=["webhooks"])
+    def get(self, request):
+        """Your webhooks (their secrets are shown only when created)."""
+        return Response(WebhookSerializer(selectors.webhooks_of(user=request.user), many=True).data)
+
+    @extend_schema(
+        request=WebhookCreateSerializer, responses={201: WebhookWithSecretSerializer, **ERRORS}, tags=["webhooks"]
+    )
+    def post(self, request):
+        """Register a URL for your games' events; the answer holds the signing secret, shown this once."""
+        data = WebhookCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        hook = services.webhook_create(user=request.user, **data.validated_data)
+        return Response(WebhookWithSecretSerializer(hook).data, status=status.HTTP_201_CREATED)
+
+
+class WebhookDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: WebhookSerializer, **ERRORS}, tags=["webhooks"])
+    def get(self, request, pk):
+        """One of your webhooks."""
+        return Response(WebhookSerializer(_own(request.user, pk)).data)
+
+    @extend_schema(responses={204: None, **ERRORS}, tags=["webhooks"])
+    def delete(self, request, pk):
+        """Stop sending to this URL; its delivery log goes with it."""
+        services.webhook_delete(user=request.user, webhook_id=pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DeliveryListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: DeliverySerializer(many=True), **ERRORS}, tags=["webhooks"])
+    def get(self, request, pk):
+        """The webhook's latest deliveries, newest first, each with every attempt (status code, error, time)."""
+        hook = _own(request.user, pk)
+        return Response(DeliverySerializer(selectors.deliveries_of(webhook=hook), many=True).data)
+
+
+def _own(user, pk) -> Webhook:
+    hook = selectors.webhook_get(user=user, webhook_id=pk)
+    if hook is None:
+        raise ApiError("not_found", "no such webhook", status.HTTP_404_NOT_FOUND)
+    return hook

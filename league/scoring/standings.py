@@ -1,0 +1,173 @@
+"""Tournament standings and tiebreaks as pure functions over the results of a two-player event.
+
+Points are 1 for a win, 1/2 for a draw, 0 for a loss; a bye scores ``bye_points`` (default 1, FIDE
+C.04.1 d). Each tiebreak cites the rule it follows; names are those of the FIDE Tie-Break
+Regulations (Handbook C.07, 2023): BH (Buchholz), BH-C1 (cut 1), BH-M1 (median 1),
+SB (Sonneborn-Berger), DE (direct encounter), plus game points and the opponents' match-win
+percentage with its 33% floor from the Magic: The Gathering Tournament Rules (Appendix C).
+
+Unplayed rounds (byes) follow C.07's dummy-opponent rule for BH and SB: a bye counts as a game
+against a virtual opponent with the player's own final score, so a bye neither lifts nor sinks
+a player's Buchholz compared to the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+TIEBREAKS = (
+    "buchholz",
+    "buchholz_cut1",
+    "buchholz_median",
+    "sonneborn_berger",
+    "direct_encounter",
+    "game_points",
+    "omw",
+)
+OMW_FLOOR = 1 / 3
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished board: ``score_a`` is a's points (1, 0.5 or 0); b gets 1 - score_a.
+    ``games_a``/``games_b``: game points (games won in a match, or the engine's scores)."""
+
+    a: Hashable
+    b: Hashable
+    score_a: float
+    games_a: float = 0.0
+    games_b: float = 0.0
+
+
+@dataclass
+class Row:
+    player: Hashable
+    rank: int = 0
+    points: float = 0.0
+    played: int = 0
+    byes: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    tiebreaks: dict = field(default_factory=dict)
+
+
+def _opponent_terms(player, results, byes, points) -> list[tuple[float, float]]:
+    """(opponent score, own result) per round, a bye as a virtual opponent on the player's own score."""
+    terms = [
+        (points[r.b], r.score_a) if r.a == player else (points[r.a], 1 - r.score_a)
+        for r in results
+        if player in (r.a, r.b)
+    ]
+    terms += [(points[player], bye_result) for bye_result in byes.get(player, [])]
+    return terms
+
+
+def buchholz(terms: Sequence[tuple[float, float]], cut_lowest: int = 0, cut_highest: int = 0) -> float:
+    """BH (C.07 2023): the sum of the opponents' scores. BH-C1 cuts the lowest one, BH-M1 (median)
+    cuts the highest and the lowest. Cuts never remove more contributions than there are."""
+    values = sorted(score for score, _ in terms)
+    values = values[cut_lowest : len(values) - cut_highest if cut_highest else None]
+    return float(sum(values))
+
+
+def sonneborn_berger(terms: Sequence[tuple[float, float]]) -> float:
+    """SB (C.07 2023): the sum over games of the opponent's score times the points taken from them
+    (all of it for a win, half for a draw, none for a loss)."""
+    return float(sum(score * result for score, result in terms))
+
+
+def direct_encounter(group: Sequence[Hashable], results: Sequence[Result]) -> dict[Hashable, float] | None:
+    """DE (C.07 2023): among players tied on points, the points scored in games between them.
+    Used only when every tied pair has met; otherwise None (the tiebreak does not separate them)."""
+    members = set(group)
+    points = dict.fromkeys(group, 0.0)
+    met = set()
+    for r in results:
+        if r.a in members and r.b in members:
+            points[r.a] += r.score_a
+            points[r.b] += 1 - r.score_a
+            met.add(frozenset((r.a, r.b)))
+    needed = {frozenset((x, y)) for x in group for y in group if x != y}
+    return points if needed <= met else None
+
+
+def match_win_percentage(points: float, rounds: int) -> float:
+    """MW% (MTG Tournament Rules, App. C): points over rounds played (byes count as wins), at
+    least 1/3."""
+    return max(OMW_FLOOR, points / rounds) if rounds else OMW_FLOOR
+
+
+def standings(
+    players: Sequence[Hashable],
+    results: Sequence[Result],
+    byes: Sequence[Hashable] = (),
+    *,
+    tiebreaks: Sequence[str] = ("buchholz_cut1", "buchholz", "sonneborn_berger", "direct_encounter"),
+    bye_points: float = 1.0,
+) -> list[Row]:
+    """Rows best first: by points, then each tiebreak in order, then the order of ``players``
+    (the initial ranking). Players equal on points and every tiebreak share a rank."""
+    unknown = [name for name in tiebreaks if name not in TIEBREAKS]
+    if unknown:
+        raise ValueError(f"unknown tiebreak(s) {', '.join(unknown)}; known: {', '.join(TIEBREAKS)}")
+    rows = {p: Row(player=p) for p in players}
+    bye_map: dict[Hashable, list[float]] = {}
+    for p in byes:
+        rows[p].points += bye_points
+        rows[p].byes += 1
+        bye_map.setdefault(p, []).append(bye_points)
+    games: dict[Hashable, float] = dict.fromkeys(players, 0.0)
+    for r in results:
+        for player, score in ((r.a, r.score_a), (r.b, 1 - r.score_a)):
+            row = rows[player]
+            row.points += score
+            row.played += 1
+            row.wins += score == 1
+            row.draws += score == 0.5
+            row.losses += score == 0
+        games[r.a] += r.games_a
+        games[r.b] += r.games_b
+    points = {p: row.points for p, row in rows.items()}
+    rounds = {p: row.played + row.byes for p, row in rows.items()}
+    for p, row in rows.items():
+        terms = _opponent_terms(p, results, bye_map, points)
+        opponents = [r.b if r.a == p else r.a for r in results if p in (r.a, r.b)]
+        computed = {
+            "buchholz": buchholz(terms),
+            "buchholz_cut1": buchholz(terms, cut_lowest=1),
+            "buchholz_median": buchholz(terms, cut_lowest=1, cut_highest=1),
+            "sonneborn_berger": sonneborn_berger(terms),
+            "direct_encounter": 0.0,  # filled in per group of equal points below
+            "game_points": games[p],
+            "omw": opponents_match_win(opponents, points, rounds),
+        }
+        row.tiebreaks = {name: computed[name] for name in tiebreaks}
+    if "direct_encounter" in tiebreaks:
+        by_points: dict[float, list] = {}
+        for p in players:
+            by_points.setdefault(points[p], []).append(p)
+        for group in by_points.values():
+            if len(group) > 1:
+                de = direct_encounter(group, results)
+                for p in group:
+                    rows[p].tiebreaks["direct_encounter"] = de[p] if de else 0.0
+    initial = {p: i for i, p in enumerate(players)}
+
+    def key(row: Row):
+        return (-row.points, *(-row.tiebreaks[name] for name in tiebreaks))
+
+    ordered = sorted(rows.values(), key=lambda row: (key(row), initial[row.player]))
+    for index, row in enumerate(ordered):
+        same = index and key(ordered[index - 1]) == key(row)
+        row.rank = ordered[index - 1].rank if same else index + 1
+    return ordered
+
+
+def opponents_match_win(opponents: Sequence[Hashable], points: dict, rounds: dict) -> float:
+    """OMW% (MTG Tournament Rules, App. C): the mean of the opponents' match-win percentages, each
+    floored at 1/3; byes are not opponents. Rounded to 6 places so equal values compare equal."""
+    if not opponents:
+        return OMW_FLOOR
+    return round(sum(match_win_percentage(points[o], rounds[o]) for o in opponents) / len(opponents), 6)

@@ -1,0 +1,167 @@
+"""The league pages in-process: clubs, a club (join, invite), ladders (challenge, ratings chart), players."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from league import services
+from league.models import Challenge, Membership
+
+from ..league.conftest import finish_game
+
+pytestmark = pytest.mark.django_db
+
+
+def user(name: str):
+    return get_user_model().objects.create_user(username=name)
+
+
+def client_of(someone, language: str = "en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(someone)
+    return client
+
+
+@pytest.fixture
+def club():
+    """An organiser and four members: a challenge ladder with all four and a rating ladder with two."""
+    organiser = user("org")
+    club = services.club_create(name="Go Club", slug="go-club", by=organiser, description="Tuesdays.")
+    members = []
+    for name in ("m0", "m1", "m2", "m3"):
+        member = user(name)
+        services.membership_invite(club_id=club.pk, by=organiser, user=member)
+        services.membership_join(club_id=club.pk, by=member)
+        members.append(member)
+    settings = {"challenge_range": 1, "new_player_free_challenges": 0}
+    ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", name="Nine", settings=settings)
+    for member in members:
+        services.ladder_join(ladder_id=ladder.pk, by=member)
+    rating = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", kind="rating", name="Rated")
+    return club, organiser, members, ladder, rating
+
+
+def test_the_club_list_and_a_club_page(club):
+    club_, organiser, members, ladder, rating = club
+    listing = Client().get("/clubs/").content.decode()
+    assert 'href="/clubs/go-club/"' in listing and "Go Club" in listing
+    page = Client().get("/clubs/go-club/").content.decode()
+    assert "Tuesdays." in page and f'href="/ladders/{ladder.pk}/"' in page and f'href="/ladders/{rating.pk}/"' in page
+    assert 'data-member="org"' in page and 'data-member="m3"' in page and "organiser" in page
+    assert 'id="invite"' not in page and 'id="join-club"' not in page and "Log in to join" in page
+    assert Client().get("/clubs/nope/").status_code == 404
+
+
+def test_only_an_organiser_sees_the_invite_form_and_may_invite(club):
+    organiser, m0 = club[1], club[2][0]
+    stranger = user("stranger")
+    assert 'id="invite"' in client_of(organiser).get("/clubs/go-club/").content.decode()
+    for someone in (m0, stranger):
+        assert 'id="invite"' not in client_of(someone).get("/clubs/go-club/").content.decode()
+
+    # A member cannot invite, even by posting the form; the refusal is shown on the page.
+    refused = client_of(m0).post("/clubs/go-club/invite", {"username": "stranger"}, follow=True)
+    assert "not_organiser" in refused.content.decode()
+    assert not Membership.objects.filter(user=stranger).exists()
+
+    invited = client_of(organiser).post("/clubs/go-club/invite", {"username": "stranger"}, follow=True)
+    assert "stranger is invited." in invited.content.decode()
+    assert Membership.objects.get(user=stranger).status == "invited"
+    unknown = client_of(organiser).post("/clubs/go-club/invite", {"username": "nobody"}, follow=True)
+    assert "no_such_player" in unknown.content.decode()
+
+    # The invited player sees the invitation and accepts it; the stranger then is a member.
+    page = client_of(stranger).get("/clubs/go-club/").content.decode()
+    assert "Accept the invitation" in page
+    client_of(stranger).post("/clubs/go-club/join")
+    assert Membership.objects.get(user=stranger).status == "active"
+
+
+def test_a_stranger_asks_to_join(club):
+    asker = user("asker")
+    page = client_of(asker).get("/clubs/go-club/").content.decode()
+    assert 'id="join-club"' in page and "Ask to join" in page
+    joined = client_of(asker).post("/clubs/go-club/join", follow=True).content.decode()
+    assert "You asked to join" in joined and 'id="join-club"' not in joined
+    assert Membership.objects.get(user=asker).status == "requested"
+    assert Client().post("/clubs/go-club/join").status_code == 302  # to the login page
+
+
+def test_the_challenge_ladder_shows_who_the_viewer_may_challenge(club):
+    _, organiser, (m0, m1, m2, m3), ladder, _ = club
+    page = client_of(m2).get(f"/ladders/{ladder.pk}/").content.decode()
+    rows = {name: page.split(f'data-player="{name}"')[1].split("</tr>")[0] for name in ("m0", "m1", "m2", "m3")}
+    # Range 1 and no free challenges: m2 (third) may challenge m1 only.
+    assert ["challenge" in row for row in rows.values()] == [False, True, False, False]
+    assert 'class="challenge"' not in Client().get(f"/ladders/{ladder.pk}/").content.decode()
+    assert 'class="challenge"' not in client_of(organiser).get(f"/ladders/{ladder.pk}/").content.decode()
+
+    issued = client_of(m2).post(f"/ladders/{ladder.pk}/challenge", {"defender": "m1"}, follow=True).content.decode()
+    assert "You challenged m1." in issued
+    challenge = Challenge.objects.get(ladder=ladder)
+    assert (challenge.challenger, challenge.defender, challenge.status) == (m2, m1, "issued")
+    row = issued.split(f'data-challenge="{challenge.pk}"')[1].split("</tr>")[0]
+    assert challenge.accept_by.strftime("%Y-%m-%d") in row and "Withdraw" in row
+    assert 'class="challenge"' not in issued  # one open challenge at a time
+
+    refused = client_of(m3).post(f"/ladders/{ladder.pk}/challenge", {"defender": "m0"}, follow=True)
+    assert "out_of_range" in refused.content.decode()
+
+    # The defender accepts from the page and is taken to the game; the page links to it.
+    accepted = client_of(m1).post(f"/challenges/{challenge.pk}/accept")
+    challenge.refresh_from_db()
+    assert accepted.status_code == 302 and accepted.url == f"/games/{challenge.game_id}/play"
+    page = Client().get(f"/ladders/{ladder.pk}/").content.decode()
+    assert f'href="/games/{challenge.game_id}"' in page and challenge.play_by.strftime("%Y-%m-%d") in page
+    finish_game(challenge.game_id, loser=m1)
+    page = Client().get(f"/ladders/{ladder.pk}/").content.decode()
+    assert 'id="results"' in page and page.index('data-player="m2"') < page.index('data-player="m1"')
+
+
+def test_the_rating_ladder_draws_each_players_history(club):
+    _, organiser, (m0, m1, *_), _, rating = club
+    for member in (m0, m1):
+        services.ladder_join(ladder_id=rating.pk, by=member)
+    for loser in (m1, m1, m0):
+        game = services.rated_game_create(ladder_id=rating.pk, by=m0, players=[m0, m1])
+        finish_game(game.game_id, loser=loser)
+    page = Client().get(f"/ladders/{rating.pk}/").content.decode()
+    assert page.count("<svg") == 2 and page.count('class="mu"') == 2 and "ordinal" in page
+    row = page.split('data-player="m0"')[1].split("</tr>")[0]
+    assert "<polyline" in row and len(row.split('class="mu" points="')[1].split('"')[0].split()) == 4
+
+
+def test_a_player_page(club):
+    _, organiser, (m0, m1, *_), ladder, rating = club
+    services.ladder_join(ladder_id=rating.pk, by=m0)
+    services.ladder_join(ladder_id=rating.pk, by=m1)
+    game = services.rated_game_create(ladder_id=rating.pk, by=m0, players=[m0, m1])
+    finish_game(game.game_id, loser=m1)
+    page = Client().get("/players/m0/").content.decode()
+    assert 'href="/clubs/go-club/"' in page and f'href="/ladders/{ladder.pk}/"' in page
+    assert f'data-game="{game.game_id}"' in page and "<svg" in page
+    assert Client().get("/players/nobody/").status_code == 404
+
+
+def test_the_league_pages_in_japanese(club):
+    _, organiser, members, ladder, rating = club
+    japanese = client_of(organiser, "ja").get("/clubs/go-club/").content.decode()
+    assert '<html lang="ja">' in japanese and "メンバー" in japanese and "プレイヤーを招待" in japanese
+    ladder_page = Client(HTTP_ACCEPT_LANGUAGE="ja").get(f"/ladders/{ladder.pk}/").content.decode()
+    assert "順位" in ladder_page and "チャレンジラダー" in ladder_page
+
+
+def test_the_rating_chart_geometry():
+    from types import SimpleNamespace
+
+    from web.charts import HEIGHT, PAD, rating_chart
+
+    assert rating_chart([]) is None
+    flat = rating_chart([SimpleNamespace(mu_before=25.0, sigma_before=0.0, mu=25.0, sigma=0.0)])
+    assert flat.count == 1 and flat.mu == f"{PAD:.1f},{PAD:.1f} {320 - PAD:.1f},{PAD:.1f}"  # no division by zero
+    rising = rating_chart([SimpleNamespace(mu_before=20.0, sigma_before=2.0, mu=30.0, sigma=1.0)])
+    (x0, y0), (x1, y1) = (tuple(map(float, p.split(","))) for p in rising.mu.split())
+    assert x0 < x1 and y1 < y0  # higher ratings are drawn higher up
+    assert rising.low == 14.0 and rising.high == 31.0 and max(y0, y1) <= HEIGHT - PAD

@@ -1,0 +1,205 @@
+"""League pages: clubs, a club with its members and ladders, a ladder, a player's profile.
+
+Reads go through ``league.selectors``; the few forms here (join a club, invite, join a ladder,
+challenge, answer a challenge) call ``league.services``, which check who may do what, and come
+back to the page with the service's message when it refuses (post, redirect, get).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors as game_selectors
+from league import selectors, services
+from league.models import Challenge, Membership, PlayerProfile
+from league.services.clubs import membership_of
+
+from .charts import rating_chart
+
+# The services' codes a visitor can cause from these pages, in words of the active language;
+# any other refusal shows the service's own (English) message after its code.
+REFUSALS = {
+    "not_member": lambda: _("Only members of this club may do this; ask to join first."),
+    "not_organiser": lambda: _("Only an organiser of this club may do this."),
+    "no_such_player": lambda: _("There is no player with that name."),
+}
+
+
+def _not_found(request):
+    return render(request, "web/not_found.html", status=404)
+
+
+def _refused(request, error: services.ServiceError) -> None:
+    words = REFUSALS.get(error.code)
+    messages.error(request, f"{error.code}: {words() if words else error.message}")
+
+
+# ---- clubs --------------------------------------------------------------------------------
+@require_GET
+def club_list(request):
+    return render(request, "web/clubs.html", {"clubs": selectors.club_list()})
+
+
+@require_GET
+def club_page(request, slug):
+    club = selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    viewer = request.user if request.user.is_authenticated else None
+    mine = membership_of(club, viewer) if viewer else None
+    context = {
+        "club": club,
+        "members": selectors.member_list(club=club, viewer=request.user),
+        "ladders": selectors.ladder_list(club=club),
+        "mine": mine,
+        "may_join": viewer is not None and (mine is None or mine.status in ("invited", "left")),
+        "organiser": services.is_organiser(club, viewer),
+        "roles": Membership.Role.choices,
+    }
+    return render(request, "web/club.html", context)
+
+
+@login_required
+@require_POST
+def club_join(request, slug):
+    club = selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    try:
+        membership = services.membership_join(club_id=club.pk, by=request.user)
+    except services.ServiceError as error:
+        _refused(request, error)
+    else:
+        if membership.status == Membership.Status.ACTIVE:
+            messages.success(request, _("Welcome to %(club)s.") % {"club": club.name})
+        else:
+            messages.success(request, _("You asked to join; an organiser will let you in."))
+    return redirect("web:club", slug=club.slug)
+
+
+@login_required
+@require_POST
+def club_invite(request, slug):
+    club = selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    username = (request.POST.get("username") or "").strip()
+    role = request.POST.get("role") or Membership.Role.MEMBER
+    try:
+        user = selectors.user_by_name(username)
+        if user is None:
+            raise services.ServiceError("no_such_player", f"no player called {username!r}")
+        services.membership_invite(club_id=club.pk, by=request.user, user=user, role=role)
+    except services.ServiceError as error:
+        _refused(request, error)
+    else:
+        messages.success(request, _("%(name)s is invited.") % {"name": username})
+    return redirect("web:club", slug=club.slug)
+
+
+# ---- ladders ------------------------------------------------------------------------------
+@require_GET
+def ladder_page(request, pk):
+    ladder = selectors.ladder_get(ladder_id=pk)
+    if ladder is None:
+        return _not_found(request)
+    viewer = request.user if request.user.is_authenticated else None
+    entries = list(selectors.standings(ladder=ladder))
+    context = {
+        "ladder": ladder,
+        "entries": entries,
+        "member": services.is_member(ladder.club, viewer),
+        "on_ladder": viewer is not None and any(entry.user_id == viewer.pk for entry in entries),
+    }
+    if ladder.kind == "challenge":
+        context["may_challenge"] = selectors.challengeable(ladder=ladder, viewer=viewer)
+        context["challenges"] = selectors.challenge_list(ladder=ladder).filter(status__in=Challenge.OPEN)
+        context["recent"] = selectors.challenge_list(ladder=ladder, status=Challenge.Status.DECIDED)[:10]
+    else:
+        histories = selectors.rating_histories(ladder=ladder)
+        for entry in entries:
+            entry.chart = rating_chart(histories.get(entry.user_id, []))
+    return render(request, "web/ladder.html", context)
+
+
+@login_required
+@require_POST
+def ladder_join(request, pk):
+    ladder = selectors.ladder_get(ladder_id=pk)
+    if ladder is None:
+        return _not_found(request)
+    try:
+        services.ladder_join(ladder_id=ladder.pk, by=request.user)
+    except services.ServiceError as error:
+        _refused(request, error)
+    return redirect("web:ladder", pk=ladder.pk)
+
+
+@login_required
+@require_POST
+def challenge_new(request, pk):
+    ladder = selectors.ladder_get(ladder_id=pk)
+    if ladder is None:
+        return _not_found(request)
+    defender = selectors.user_by_name(request.POST.get("defender") or "")
+    try:
+        if defender is None:
+            raise services.ServiceError("no_such_player", "no such player")
+        services.challenge_create(ladder_id=ladder.pk, by=request.user, defender=defender)
+    except services.ServiceError as error:
+        _refused(request, error)
+    else:
+        messages.success(request, _("You challenged %(name)s.") % {"name": defender.get_username()})
+    return redirect("web:ladder", pk=ladder.pk)
+
+
+CHALLENGE_STEPS = {
+    "accept": services.challenge_accept,
+    "decline": services.challenge_decline,
+    "withdraw": services.challenge_withdraw,
+}
+
+
+@login_required
+@require_POST
+def challenge_step(request, pk, step):
+    """The defender accepts or declines, the challenger withdraws; the services check which."""
+    challenge = selectors.challenge_get(challenge_id=pk)
+    if challenge is None or step not in CHALLENGE_STEPS:
+        return _not_found(request)
+    try:
+        challenge = CHALLENGE_STEPS[step](challenge_id=challenge.pk, by=request.user)
+    except services.ServiceError as error:
+        _refused(request, error)
+    else:
+        if challenge.game_id:
+            return redirect("web:play", pk=challenge.game_id)
+    return redirect("web:ladder", pk=challenge.ladder_id)
+
+
+# ---- players ------------------------------------------------------------------------------
+@require_GET
+def player_page(request, username):
+    user = selectors.user_by_name(username)
+    if user is None:
+        return _not_found(request)
+    profile = PlayerProfile.objects.filter(user=user).first()
+    charts = []
+    points_by_ladder: dict = {}
+    for point in selectors.player_rating_points(user=user):
+        points_by_ladder.setdefault(point.ladder, []).append(point)
+    for ladder, points in points_by_ladder.items():
+        charts.append({"ladder": ladder, "chart": rating_chart(points), "last": points[-1]})
+    context = {
+        "player": user,
+        "display_name": (profile.display_name if profile else "") or user.get_username(),
+        "memberships": selectors.player_memberships(user=user),
+        "entries": selectors.player_entries(user=user),
+        "games": game_selectors.game_list(viewer=request.user, player=user.get_username()).order_by("-created_at")[:20],
+        "charts": charts,
+    }
+    return render(request, "web/player.html", context)
