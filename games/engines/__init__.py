@@ -9,7 +9,7 @@ from .base import Engine, RuleError
 
 # Shared modules that are not games; every other module in this package is one game and
 # exposes ``ENGINE``. Adding a game is adding its module.
-_NOT_GAMES = {"base", "cards", "chance"}
+_NOT_GAMES = {"base", "cards", "chance", "text"}
 
 
 def _load() -> dict[str, Engine]:

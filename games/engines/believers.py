@@ -26,9 +26,9 @@ Engine decisions, not rules of the source:
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, replace
 
+from . import text
 from .base import (
     ConfigError,
     Deadline,
@@ -90,26 +90,7 @@ def answer_id(seat: int, choice: str) -> str:
 
 
 def check_text(value, name: str, limit: int) -> str:
-    """A player's text: a string, non-empty, at most ``limit`` characters, no control characters."""
-    if not isinstance(value, str):
-        raise IllegalMove(f'"{name}" must be text (a JSON string), not {type(value).__name__}', code="text_not_string")
-    if not value.strip():
-        raise IllegalMove(f'"{name}" is empty; write something', code="empty_text")
-    if len(value) > limit:
-        raise IllegalMove(f'"{name}" is {len(value)} characters long; the limit is {limit}', code="text_too_long")
-    for char in value:
-        category = unicodedata.category(char)
-        if category == "Cc" and char not in "\n\t":
-            raise IllegalMove(
-                f'"{name}" contains the control character U+{ord(char):04X}; only newline and tab are allowed',
-                code="control_characters",
-            )
-        if category == "Cs":
-            raise IllegalMove(
-                f'"{name}" contains an unpaired surrogate U+{ord(char):04X}; send valid Unicode text',
-                code="invalid_characters",
-            )
-    return value
+    return text.check_text(value, name, limit, not_string_code="text_not_string", empty_code="empty_text")
 
 
 class Believers(Engine):

@@ -29,9 +29,9 @@ Engine decisions, not rules of the source (see the module's report and tests):
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, replace
 
+from . import text
 from .base import (
     ChanceExpected,
     ConfigError,
@@ -129,26 +129,8 @@ class KyokoState:
 
 
 def check_text(value, name: str, limit: int, *, allow_empty: bool = False) -> str:
-    """A player's text: a string, non-empty, at most ``limit`` characters, no control characters."""
-    if not isinstance(value, str):
-        raise IllegalMove(f'"{name}" must be text (a JSON string), not {type(value).__name__}', code="part_not_text")
-    if not value.strip() and not allow_empty:
-        raise IllegalMove(f'"{name}" is empty; write something', code="empty_part")
-    if len(value) > limit:
-        raise IllegalMove(f'"{name}" is {len(value)} characters long; the limit is {limit}', code="text_too_long")
-    for char in value:
-        category = unicodedata.category(char)
-        if category == "Cc" and char not in "\n\t":
-            raise IllegalMove(
-                f'"{name}" contains the control character U+{ord(char):04X}; only newline and tab are allowed',
-                code="control_characters",
-            )
-        if category == "Cs":
-            raise IllegalMove(
-                f'"{name}" contains an unpaired surrogate U+{ord(char):04X}; send valid Unicode text',
-                code="invalid_characters",
-            )
-    return value
+    codes = {"not_string_code": "part_not_text", "empty_code": "empty_part"}
+    return text.check_text(value, name, limit, allow_empty=allow_empty, **codes)
 
 
 def _statement(text: str) -> str:
