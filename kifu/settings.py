@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "pgtrigger",
     "games",
     "league",
+    "league.seasons",  # seasonal leagues: a nested app with its own migrations
     "api",
     "web",
     "hooks",
@@ -126,6 +127,9 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE["league-ladder-deadlines"] = {"task": "league.tasks.ladders_sweep", "schedule": 60.0}
 # Embedded mode has no beat: its timer thread runs these (dotted path, every N seconds) instead.
 KIFU_EMBEDDED_PERIODIC = [("league.tasks.ladders_sweep", 60.0)]
+# Seasonal leagues (league/seasons): fixtures not finished by their play-by date are forfeited.
+CELERY_BEAT_SCHEDULE["league-season-deadlines"] = {"task": "league.seasons.tasks.seasons_sweep", "schedule": 60.0}
+KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))
 # Webhooks (hooks/): deliveries whose task was lost are queued again; embedded, the timer thread
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}

@@ -1,6 +1,6 @@
 """League API routes (players, clubs, ladders, challenges, matches), mounted under /api/."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import api, api_tournaments
 
@@ -50,4 +50,5 @@ urlpatterns = [
         api_tournaments.TournamentStandingsCsvView.as_view(),
         name="tournament-standings-csv",
     ),
+    path("", include("league.seasons.urls")),  # seasonal leagues (league/seasons)
 ]

@@ -1,0 +1,233 @@
+"""Seasonal-league API views (thin): leagues, rosters, seasons, tables as JSON and CSV, fixtures,
+corrections, closing, and the next season with promotion and relegation.
+
+Reads are public like the rest of the league; writes need a token and an organiser of the club
+(the services check it: 403 ``not_organiser``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ApiError
+from league.api import ERRORS, load_club, load_user, valid
+
+from . import selectors, services
+from . import serializers as s
+from .models import Season
+
+TAGS = ["seasonal leagues"]
+
+
+def load_league(pk):
+    league = selectors.league_get(league_id=pk)
+    if league is None:
+        raise ApiError("not_found", "no such league", status.HTTP_404_NOT_FOUND)
+    return league
+
+
+def load_season(pk):
+    season = selectors.season_get(season_id=pk)
+    if season is None:
+        raise ApiError("not_found", "no such season", status.HTTP_404_NOT_FOUND)
+    return season
+
+
+def load_fixture(pk):
+    fixture = selectors.fixture_get(fixture_id=pk)
+    if fixture is None:
+        raise ApiError("not_found", "no such fixture", status.HTTP_404_NOT_FOUND)
+    return fixture
+
+
+def whole_param(request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit():
+        raise ApiError(f"invalid_{name}", f"{name} must be a whole number")
+    return int(raw)
+
+
+class ClubLeagueListView(APIView):
+    @extend_schema(responses={200: s.LeagueSerializer(many=True), **ERRORS}, tags=TAGS)
+    def get(self, request, slug: str):
+        """The club's seasonal leagues."""
+        return Response(s.LeagueSerializer(selectors.league_list(club=load_club(slug)), many=True).data)
+
+    @extend_schema(request=s.LeagueCreateSerializer, responses={201: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    def post(self, request, slug: str):
+        """Organisers: found a league of a two-player game (settings: cycles, days_per_round,
+        divisions, promote, relegate, points, tiebreaks)."""
+        league = services.league_create(
+            club_id=load_club(slug).pk, by=request.user, **valid(s.LeagueCreateSerializer, request)
+        )
+        return Response(s.LeagueSerializer(league).data, status=status.HTTP_201_CREATED)
+
+
+class LeagueDetailView(APIView):
+    @extend_schema(responses={200: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """A league: its settings, roster and seasons."""
+        return Response(s.LeagueSerializer(load_league(pk)).data)
+
+
+class LeaguePlayersView(APIView):
+    @extend_schema(request=s.PlayerAddSerializer, responses={201: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    def post(self, request, pk: int):
+        """Organisers: add a club member for the next season (newcomers join the bottom division)."""
+        username = valid(s.PlayerAddSerializer, request)["username"]
+        league = load_league(pk)
+        services.league_player_add(league_id=league.pk, by=request.user, user=load_user(username))
+        return Response(s.LeagueSerializer(league).data, status=status.HTTP_201_CREATED)
+
+
+class LeaguePlayerDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    def delete(self, request, pk: int, username: str):
+        """Organisers: take a player out of the next season (the running one is unchanged)."""
+        league = load_league(pk)
+        services.league_player_remove(league_id=league.pk, by=request.user, user=load_user(username))
+        return Response(s.LeagueSerializer(league).data)
+
+
+class LeagueSeasonsView(APIView):
+    @extend_schema(responses={200: s.SeasonSerializer(many=True), **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """Every season of the league, first first."""
+        return Response(s.SeasonSerializer(selectors.season_list(league=load_league(pk)), many=True).data)
+
+    @extend_schema(request=s.SeasonStartSerializer, responses={201: s.SeasonSerializer, **ERRORS}, tags=TAGS)
+    def post(self, request, pk: int):
+        """Organisers: start the next season and create its fixtures' games. After the first, the
+        divisions come from the last (closed) season with promotion and relegation, unless
+        ``divisions`` lists them."""
+        data = valid(s.SeasonStartSerializer, request)
+        divisions = data["divisions"]
+        if divisions is not None:
+            divisions = [[load_user(name, field="divisions") for name in division] for division in divisions]
+        season = services.season_start(league_id=load_league(pk).pk, by=request.user, divisions=divisions)
+        return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class LeagueNextSeasonView(APIView):
+    @extend_schema(responses={200: dict, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """A preview of the next season's divisions (who goes up, down, joins and leaves); 409
+        ``season_running`` while the current season runs."""
+        league = load_league(pk)
+        last = league.seasons.order_by("-number").first()
+        if last is not None and last.status != Season.Status.CLOSED:
+            raise ApiError("season_running", f"season {last.number} is still running", status.HTTP_409_CONFLICT)
+        plan = selectors.next_season_plan(league=league)
+        return Response(
+            {
+                "number": last.number + 1 if last else 1,
+                "divisions": [
+                    {"tier": tier, "players": [{"username": u.get_username(), "came": came} for u, came in division]}
+                    for tier, division in enumerate(plan.divisions, start=1)
+                ],
+                "leaving": [user.get_username() for user in plan.leaving],
+            }
+        )
+
+
+class SeasonDetailView(APIView):
+    @extend_schema(responses={200: s.SeasonSerializer, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """A season: its rules (copied from the league at the start) and its divisions in seeding order."""
+        return Response(s.SeasonSerializer(load_season(pk)).data)
+
+
+class SeasonStandingsView(APIView):
+    @extend_schema(responses={200: dict, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """Every division's table, best first: position, points, record, tiebreaks (in the season's
+        order), and ``zone`` (promoted/relegated places); final once the season is closed."""
+        season = load_season(pk)
+        return Response(
+            {
+                "season": season.number,
+                "status": season.status,
+                "points": season.rules["points"],
+                "tiebreaks": season.rules["tiebreaks"],
+                "divisions": selectors.season_standings(season=season),
+            }
+        )
+
+
+class SeasonStandingsCsvView(APIView):
+    @extend_schema(responses={(200, "text/csv"): str, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """The tables as CSV: one row a player, divisions top first, one column a tiebreak."""
+        season = load_season(pk)
+        tiebreaks = season.rules["tiebreaks"]
+        out = io.StringIO()
+        writer = csv.writer(out)
+        columns = ["position", "username", "points", "played", "wins", "draws", "losses", "zone"]
+        writer.writerow(["division", *columns, *tiebreaks])
+        for division in selectors.season_standings(season=season):
+            for row in division["standings"]:
+                writer.writerow(
+                    [division["tier"], *(row[c] for c in columns), *(row["tiebreaks"].get(t) for t in tiebreaks)]
+                )
+        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="season-{season.pk}-standings.csv"'
+        return response
+
+
+class SeasonFixturesView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("division", int, description="Only this division (tier, 1 = top)."),
+            OpenApiParameter("round", int, description="Only this round."),
+        ],
+        responses={200: s.FixtureSerializer(many=True), **ERRORS},
+        tags=TAGS,
+    )
+    def get(self, request, pk: int):
+        """Fixtures by round, division and board: players, game, play-by date, result."""
+        season = load_season(pk)
+        fixtures = selectors.fixture_list(
+            season=season, tier=whole_param(request, "division"), round=whole_param(request, "round")
+        )
+        return Response(s.FixtureSerializer(fixtures, many=True).data)
+
+
+class SeasonCloseView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: s.SeasonSerializer, **ERRORS}, tags=TAGS)
+    def post(self, request, pk: int):
+        """Organisers: close the season and freeze its tables; undecided fixtures are forfeited as
+        at their play-by date. A season closes itself when its last fixture is decided."""
+        season = services.season_close(season_id=load_season(pk).pk, by=request.user)
+        return Response(s.SeasonSerializer(season).data)
+
+
+class FixtureDetailView(APIView):
+    @extend_schema(responses={200: s.FixtureSerializer, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """One fixture."""
+        return Response(s.FixtureSerializer(load_fixture(pk)).data)
+
+
+class FixtureCorrectionView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=s.CorrectionSerializer, responses={200: s.FixtureSerializer, **ERRORS}, tags=TAGS)
+    def post(self, request, pk: int):
+        """Organisers: replace a decided fixture's result (the tables follow; a closed season's
+        frozen tables are recomputed until the next season starts)."""
+        data = valid(s.CorrectionSerializer, request)
+        fixture = services.fixture_correct(fixture_id=load_fixture(pk).pk, by=request.user, **data)
+        return Response(s.FixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk)).data)

@@ -1,0 +1,224 @@
+"""Seasonal-league maths as pure functions: a division's table and promotion/relegation between seasons.
+
+Rules, each where it is implemented:
+- ``Points``: points per result, default 3/1/0 ("three points for a win", FIFA since 1994): it
+  rewards playing for a win. A forfeit is a win for the side that was ready and a loss for the
+  side the game waited on; a double forfeit is a loss for both.
+- ``head_to_head``: league points in the games among the players tied on points, only once every
+  tied pair has met (FIDE C.07 2023 "direct encounter"; UEFA's head-to-head criterion).
+- ``wins``: the number of wins (FIDE C.07 2023 WIN).
+- ``sonneborn_berger`` (FIDE C.07 SB) and ``game_points`` (the engines' game scores): from
+  ``league.scoring.standings``. SB is on the chess scale (1, 1/2, 0) whatever the league's points,
+  as C.07 defines it; a double forfeit enters no tiebreak (it has no winner to weigh).
+- A tie through every tiebreak goes to the better seed (last season's placing): positions are strict,
+  because promotion and relegation need a cut.
+- ``next_divisions``: the first ``promote`` of each division but the top go up, the last
+  ``relegate`` of each but the bottom go down; leavers are taken out first, newcomers join the bottom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from league.scoring import standings as chess
+
+HOME, AWAY, DRAW, DOUBLE_FORFEIT = "home", "away", "draw", "double_forfeit"
+RESULTS = (HOME, AWAY, DRAW, DOUBLE_FORFEIT)
+TIEBREAKS = ("head_to_head", "wins", "sonneborn_berger", "game_points")
+DEFAULT_TIEBREAKS = TIEBREAKS
+NEW, STAYED, PROMOTED, RELEGATED = "new", "stayed", "promoted", "relegated"
+
+
+@dataclass(frozen=True)
+class Points:
+    """League points for a win, a draw and a loss (a forfeit loss and a double forfeit score ``loss``)."""
+
+    win: float = 3.0
+    draw: float = 1.0
+    loss: float = 0.0
+
+    def of(self, result: str, *, home: bool) -> float:
+        if result == DRAW:
+            return self.draw
+        if result == DOUBLE_FORFEIT:
+            return self.loss
+        return self.win if (result == HOME) == home else self.loss
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One decided fixture: ``home`` held the first seat. ``result`` is one of ``RESULTS``."""
+
+    home: Hashable
+    away: Hashable
+    result: str
+    games_home: float = 0.0
+    games_away: float = 0.0
+
+
+@dataclass
+class Line:
+    """One player's line of a division table; ``position`` is strict (1 = top)."""
+
+    player: Hashable
+    position: int = 0
+    points: float = 0.0
+    played: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    tiebreaks: dict = field(default_factory=dict)
+
+
+def head_to_head(group: Iterable[Hashable], outcomes: Sequence[Outcome], points: Points) -> dict | None:
+    """League points each of ``group`` took from the others in the group, or None unless every
+    pair of the group has a decided fixture between them (then the tiebreak does not apply)."""
+    members = set(group)
+    taken = dict.fromkeys(members, 0.0)
+    met = set()
+    for o in outcomes:
+        if o.home in members and o.away in members:
+            taken[o.home] += points.of(o.result, home=True)
+            taken[o.away] += points.of(o.result, home=False)
+            met.add(frozenset((o.home, o.away)))
+    needed = {frozenset((a, b)) for a in members for b in members if a != b}
+    return taken if needed <= met else None
+
+
+def division_table(
+    players: Sequence[Hashable],
+    outcomes: Sequence[Outcome],
+    *,
+    points: Points = Points(),
+    tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+) -> list[Line]:
+    """The table of one division, best first. ``players`` in seeding order (the last tiebreak);
+    ``outcomes`` are its decided fixtures (undecided ones are simply absent)."""
+    unknown = [name for name in tiebreaks if name not in TIEBREAKS]
+    if unknown:
+        raise ValueError(f"unknown tiebreak(s) {', '.join(map(str, unknown))}; known: {', '.join(TIEBREAKS)}")
+    bad = [o.result for o in outcomes if o.result not in RESULTS]
+    if bad:
+        raise ValueError(f"unknown result(s) {', '.join(map(str, bad))}; known: {', '.join(RESULTS)}")
+    played = [o for o in outcomes if o.result != DOUBLE_FORFEIT]
+    score = {HOME: 1.0, DRAW: 0.5, AWAY: 0.0}
+    results = [chess.Result(o.home, o.away, score[o.result], o.games_home, o.games_away) for o in played]
+    rows = {row.player: row for row in chess.standings(players, results, tiebreaks=("sonneborn_berger", "game_points"))}
+    lines = {p: Line(player=p) for p in players}
+    for p, line in lines.items():
+        row = rows[p]
+        line.played, line.wins, line.draws, line.losses = row.played, row.wins, row.draws, row.losses
+        line.tiebreaks = {name: row.tiebreaks[name] for name in ("sonneborn_berger", "game_points")}
+    for o in outcomes:
+        if o.result == DOUBLE_FORFEIT:
+            for p in (o.home, o.away):
+                lines[p].played += 1
+                lines[p].losses += 1
+    for line in lines.values():
+        line.points = line.wins * points.win + line.draws * points.draw + line.losses * points.loss
+        line.tiebreaks["wins"] = float(line.wins)
+        line.tiebreaks["head_to_head"] = 0.0
+    by_points: dict[float, list] = {}
+    for p in players:
+        by_points.setdefault(lines[p].points, []).append(p)
+    for group in by_points.values():
+        if len(group) > 1:
+            taken = head_to_head(group, outcomes, points)
+            for p in group:
+                lines[p].tiebreaks["head_to_head"] = taken[p] if taken else 0.0
+    for line in lines.values():
+        line.tiebreaks = {name: line.tiebreaks[name] for name in tiebreaks}
+    seed = {p: i for i, p in enumerate(players)}
+    ordered = sorted(
+        lines.values(),
+        key=lambda line: (-line.points, *(-line.tiebreaks[name] for name in tiebreaks), seed[line.player]),
+    )
+    for position, line in enumerate(ordered, start=1):
+        line.position = position
+    return ordered
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A player's place in next season's divisions and how they got there (``NEW``, ``STAYED``,
+    ``PROMOTED``, ``RELEGATED``)."""
+
+    player: Hashable
+    movement: str
+
+
+def next_divisions(
+    final: Sequence[Sequence[Hashable]],
+    *,
+    promote: int,
+    relegate: int,
+    leaving: Iterable[Hashable] = (),
+    joining: Sequence[Hashable] = (),
+) -> list[list[Placement]]:
+    """Next season's divisions (top first, each in seeding order) from this season's final tables
+    (``final``: each division's players best first, top division first).
+
+    1. Leavers are taken out first, so the next player in the table takes a promotion place a
+       leaver would have had.
+    2. In every division but the top, the first ``promote`` go up one division; in every division
+       but the bottom, the last ``relegate`` of those not promoted go down one division (a small
+       division never sends a player both ways).
+    3. A new division is seeded: relegated players first (they come from above), then those who
+       stayed in finishing order, then the promoted ones; newcomers join the bottom division last.
+    """
+    if promote < 0 or relegate < 0:
+        raise ValueError("promote and relegate are whole numbers from 0")
+    leaving = set(leaving)
+    seen = [p for division in final for p in division]
+    if len(set(seen)) != len(seen):
+        raise ValueError("a player may be in only one division")
+    clash = set(joining) & (set(seen) - leaving)
+    if clash or len(set(joining)) != len(joining):
+        raise ValueError("a newcomer must not be in a division already, nor be listed twice")
+    if not final:
+        return [[Placement(p, NEW) for p in joining]] if joining else []
+    divisions = [[p for p in division if p not in leaving] for division in final]
+    last = len(divisions) - 1
+    up, stay, down = [], [], []
+    for tier, division in enumerate(divisions):
+        going_up = division[: min(promote, len(division))] if tier > 0 else []
+        rest = division[len(going_up) :]
+        going_down = rest[len(rest) - min(relegate, len(rest)) :] if tier < last else []
+        up.append(going_up)
+        down.append(going_down)
+        stay.append(rest[: len(rest) - len(going_down)])
+    result = []
+    for tier in range(len(divisions)):
+        placed = [Placement(p, RELEGATED) for p in (down[tier - 1] if tier > 0 else [])]
+        placed += [Placement(p, STAYED) for p in stay[tier]]
+        placed += [Placement(p, PROMOTED) for p in (up[tier + 1] if tier < last else [])]
+        result.append(placed)
+    result[-1] += [Placement(p, NEW) for p in joining]
+    return result
+
+
+def split_evenly(players: Sequence[Hashable], divisions: int) -> list[list[Hashable]]:
+    """A first season: ``players`` in seeding order cut into ``divisions`` tiers as even as
+    possible, the higher tiers taking the extra players (so the top is never the short one)."""
+    if divisions < 1:
+        raise ValueError("a league has at least one division")
+    size, extra = divmod(len(players), divisions)
+    result, start = [], 0
+    for tier in range(divisions):
+        end = start + size + (1 if tier < extra else 0)
+        result.append(list(players[start:end]))
+        start = end
+    return result
+
+
+def zone(position: int, size: int, *, tier: int, tiers: int, promote: int, relegate: int) -> str | None:
+    """``PROMOTED`` or ``RELEGATED`` if ``position`` (1 = top) of a division of ``size`` players in
+    tier ``tier`` of ``tiers`` is in that zone - the same cut as ``next_divisions`` before leavers."""
+    up = min(promote, size) if tier > 1 else 0
+    if position <= up:
+        return PROMOTED
+    down = min(relegate, size - up) if tier < tiers else 0
+    if position > size - down:
+        return RELEGATED
+    return None

@@ -1,0 +1,117 @@
+"""Serializers of the seasonal-league API: leagues, rosters, seasons, fixtures and their inputs."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from . import scoring
+from .models import Fixture, League, Season
+
+
+class LeagueSerializer(serializers.ModelSerializer):
+    club = serializers.CharField(source="club.slug")
+    points = serializers.SerializerMethodField()
+    roster = serializers.SerializerMethodField()
+    seasons = serializers.SerializerMethodField()
+
+    class Meta:
+        model = League
+        fields = [
+            "id", "club", "name", "engine", "game_config", "cycles", "days_per_round", "divisions", "promote",
+            "relegate", "points", "tiebreaks", "created_at", "roster", "seasons",
+        ]  # fmt: skip
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
+    def get_points(self, league) -> dict:
+        return {"win": league.points_win, "draw": league.points_draw, "loss": league.points_loss}
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_roster(self, league) -> list[dict]:
+        return [
+            {"username": entry.user.get_username(), "active": entry.active, "added_at": entry.added_at}
+            for entry in league.roster.select_related("user").order_by("added_at", "pk")
+        ]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_seasons(self, league) -> list[dict]:
+        return [
+            {"id": season.pk, "number": season.number, "status": season.status}
+            for season in league.seasons.order_by("number")
+        ]
+
+
+class LeagueCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    engine = serializers.CharField(max_length=40, help_text="A two-player game (GET /api/engines).")
+    config = serializers.JSONField(required=False, default=dict, help_text="The game config of every fixture.")
+    cycles = serializers.IntegerField(required=False, default=1, help_text="1 single, 2 double round robin.")
+    days_per_round = serializers.IntegerField(required=False, default=7, help_text="Round r: play by start + r*days.")
+    divisions = serializers.IntegerField(required=False, default=1, help_text="Divisions of the first season.")
+    promote = serializers.IntegerField(required=False, default=2, help_text="Up from each division but the top.")
+    relegate = serializers.IntegerField(required=False, default=2, help_text="Down from each division but the last.")
+    points = serializers.JSONField(
+        required=False, allow_null=True, default=None, help_text='{"win": 3, "draw": 1, "loss": 0} (the default).'
+    )
+    tiebreaks = serializers.ListField(
+        child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False, allow_null=True, default=None
+    )
+
+
+class PlayerAddSerializer(serializers.Serializer):
+    username = serializers.CharField(help_text="A member of the league's club.")
+
+
+class SeasonStartSerializer(serializers.Serializer):
+    divisions = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Usernames per division, top first; default: the roster split evenly (first season) "
+        "or promotion and relegation from the last season.",
+    )
+
+
+class CorrectionSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(choices=scoring.RESULTS, help_text="home/away = the first/second seat won.")
+    reason = serializers.CharField(max_length=200)
+
+
+class SeasonSerializer(serializers.ModelSerializer):
+    league = serializers.IntegerField(source="league_id")
+    divisions = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Season
+        fields = ["id", "league", "number", "status", "rules", "rounds", "started_at", "closed_at", "divisions"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_divisions(self, season) -> list[dict]:
+        divisions: dict[int, list] = {}
+        for member in season.players.select_related("user", "division").order_by("division__tier", "seed"):
+            divisions.setdefault(member.division.tier, []).append(
+                {"username": member.user.get_username(), "seed": member.seed, "came": member.movement}
+            )
+        return [{"tier": tier, "players": players} for tier, players in sorted(divisions.items())]
+
+
+SCORES = {"home": "1-0", "away": "0-1", "draw": "1/2-1/2", "double_forfeit": "0-0", "": None}
+
+
+class FixtureSerializer(serializers.ModelSerializer):
+    season = serializers.IntegerField(source="season_id")
+    division = serializers.IntegerField(source="division.tier")
+    home = serializers.CharField(source="home.username")
+    away = serializers.CharField(source="away.username")
+    score = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Fixture
+        fields = [
+            "id", "season", "division", "round", "board", "home", "away", "game", "play_by", "result", "score",
+            "method", "games_home", "games_away", "decided_at", "note",
+        ]  # fmt: skip
+
+    def get_score(self, fixture) -> str | None:
+        return SCORES[fixture.result]

@@ -1,0 +1,472 @@
+"""Every write of the seasonal leagues: create a league, its roster, start and close seasons, take
+results, forfeit overdue fixtures, correct results.
+
+Each service takes keyword-only arguments, owns its transaction, checks the caller's permission
+with the league's own club rules (``league.services.clubs``) and takes ``now`` so tests can run a
+season on a simulated clock. Every write to a season locks the season row first, then fixtures,
+then (for a forfeit) the game row - the result task, the beat sweep and an organiser therefore
+never decide one fixture twice.
+
+Results arrive on the game_finished path (``receivers`` -> ``tasks.season_game_finished_task`` ->
+``season_game_finished``); a season closes itself when its last fixture is decided.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engines import UnknownGame, get_engine
+from games.engines.base import RuleError
+from games.models import Game, Seat, Submission
+from games.services import ServiceError, game_create, move_submit
+from league.models import Club
+from league.scoring import roundrobin
+from league.services.clubs import is_member, require_organiser
+
+from . import scoring, selectors
+from .models import Division, DivisionPlayer, Fixture, League, LeaguePlayer, Season
+
+MAX_DIVISIONS = 20
+MAX_DIVISION_PLAYERS = 30  # a single round robin of 30 is 435 games created at the start
+MAX_MOVES = 20
+NOTE_LENGTH = 200
+
+
+def _lock_league(league_id) -> League:
+    try:
+        return League.objects.select_for_update().get(pk=league_id)
+    except (League.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", "no such league", status=404) from None
+
+
+def _lock_season(season_id) -> Season:
+    try:
+        return Season.objects.select_for_update().select_related("league").get(pk=season_id)
+    except (Season.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", "no such season", status=404) from None
+
+
+def _whole(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _points(points: dict | None) -> scoring.Points:
+    if points is None:
+        return scoring.Points()
+    numbers = isinstance(points, dict) and set(points) <= {"win", "draw", "loss"}
+    values = {key: points[key] for key in points} if numbers else {}
+    if not numbers or any(
+        isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not -100 <= v <= 100
+        for v in values.values()
+    ):
+        raise ServiceError("invalid_points", 'points is {"win": W, "draw": D, "loss": L}, numbers from -100 to 100')
+    result = scoring.Points(**{key: float(v) for key, v in values.items()})
+    if not result.win >= result.draw >= result.loss or result.win == result.loss:
+        raise ServiceError("invalid_points", "points must satisfy win >= draw >= loss, with win above loss")
+    return result
+
+
+@transaction.atomic
+def league_create(
+    *,
+    club_id,
+    by,
+    name: str,
+    engine: str,
+    config: dict | None = None,
+    cycles: int = 1,
+    days_per_round: int = 7,
+    divisions: int = 1,
+    promote: int = 2,
+    relegate: int = 2,
+    points: dict | None = None,
+    tiebreaks: list[str] | None = None,
+    now: datetime | None = None,
+) -> League:
+    """An organiser of the club founds a league of a two-player game; seasons start later."""
+    now = now or timezone.now()
+    if not Club.objects.filter(pk=club_id).exists():
+        raise ServiceError("not_found", "no such club", status=404)
+    require_organiser(club_id, by)
+    name = (name or "").strip()
+    if not name or len(name) > 100:
+        raise ServiceError("invalid_name", "a league needs a name of 1-100 characters")
+    try:
+        game = get_engine(engine)
+        game.check_seats(2)
+        full_config = game.validate_config(config)
+    except UnknownGame as error:
+        raise ServiceError(error.code, error.message) from None
+    except RuleError as error:
+        raise ServiceError(error.code, f"league fixtures are two-player games: {error.message}") from None
+    if game.mature:
+        raise ServiceError("mature_not_supported", "leagues of mature games are not supported yet")
+    if cycles not in (1, 2) or isinstance(cycles, bool):
+        raise ServiceError("invalid_cycles", "cycles is 1 (single round robin) or 2 (double)")
+    if not _whole(days_per_round, 1, 365):
+        raise ServiceError("invalid_days_per_round", "days_per_round is a whole number of days from 1 to 365")
+    if not _whole(divisions, 1, MAX_DIVISIONS):
+        raise ServiceError("invalid_divisions", f"divisions is a whole number from 1 to {MAX_DIVISIONS}")
+    if not _whole(promote, 0, MAX_MOVES) or not _whole(relegate, 0, MAX_MOVES):
+        raise ServiceError("invalid_promotion", f"promote and relegate are whole numbers from 0 to {MAX_MOVES}")
+    table_points = _points(points)
+    tiebreaks = list(scoring.DEFAULT_TIEBREAKS if tiebreaks is None else tiebreaks)
+    unknown = [t for t in tiebreaks if t not in scoring.TIEBREAKS]
+    if unknown or len(set(tiebreaks)) != len(tiebreaks):
+        raise ServiceError(
+            "invalid_tiebreaks",
+            f"tiebreaks are distinct names from: {', '.join(scoring.TIEBREAKS)}"
+            + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
+        )
+    if League.objects.filter(club_id=club_id, name=name).exists():
+        raise ServiceError("league_exists", f"this club has a league called {name!r} already", status=409)
+    return League.objects.create(
+        club_id=club_id,
+        name=name,
+        engine=game.slug,
+        game_config=full_config,
+        cycles=cycles,
+        days_per_round=days_per_round,
+        divisions=divisions,
+        promote=promote,
+        relegate=relegate,
+        points_win=table_points.win,
+        points_draw=table_points.draw,
+        points_loss=table_points.loss,
+        tiebreaks=tiebreaks,
+        created_by=by,
+        created_at=now,
+    )
+
+
+# ---- the roster -------------------------------------------------------------------------------
+@transaction.atomic
+def league_player_add(*, league_id, by, user, now: datetime | None = None) -> LeaguePlayer:
+    """An organiser adds a club member for the next season (a newcomer starts in the bottom division)."""
+    now = now or timezone.now()
+    league = _lock_league(league_id)
+    require_organiser(league.club_id, by)
+    if not is_member(league.club_id, user):
+        raise ServiceError(
+            "not_a_club_member", f"{user.get_username()} is not a member of this club; invite them first"
+        )
+    entry = LeaguePlayer.objects.filter(league=league, user=user).first()
+    if entry and entry.active:
+        raise ServiceError("already_in_league", f"{user.get_username()} is in this league already", status=409)
+    if entry is None:
+        return LeaguePlayer.objects.create(league=league, user=user, added_at=now)
+    entry.active, entry.added_at = True, now
+    entry.save(update_fields=["active", "added_at"])
+    return entry
+
+
+@transaction.atomic
+def league_player_remove(*, league_id, by, user) -> LeaguePlayer:
+    """An organiser takes a player out of the next season; a running season is not changed (their
+    remaining fixtures are played or forfeited as usual)."""
+    league = _lock_league(league_id)
+    require_organiser(league.club_id, by)
+    entry = LeaguePlayer.objects.filter(league=league, user=user, active=True).first()
+    if entry is None:
+        raise ServiceError("not_in_league", f"{user.get_username()} is not in this league", status=404)
+    entry.active = False
+    entry.save(update_fields=["active"])
+    return entry
+
+
+# ---- seasons ----------------------------------------------------------------------------------
+def _explicit_plan(league: League, divisions, last: Season | None) -> list[list[tuple[object, str]]]:
+    """An organiser's own divisions (lists of users, top first): every player must be eligible;
+    the movement is read against the last season's tiers."""
+    eligible = {user.pk for user in selectors.eligible_players(league)}
+    listed = [user for division in divisions for user in division]
+    if len({user.pk for user in listed}) != len(listed):
+        raise ServiceError("duplicate_player", "a player may be in only one division")
+    outside = sorted(user.get_username() for user in listed if user.pk not in eligible)
+    if outside:
+        raise ServiceError(
+            "not_in_league", f"add these players to the league first (club members only): {', '.join(outside)}"
+        )
+    before = {}
+    if last is not None:
+        before = dict(DivisionPlayer.objects.filter(season=last).values_list("user_id", "division__tier"))
+    plan = []
+    for tier, division in enumerate(divisions, start=1):
+        row = []
+        for user in division:
+            old = before.get(user.pk)
+            movement = (
+                scoring.NEW
+                if old is None
+                else scoring.STAYED
+                if old == tier
+                else scoring.PROMOTED
+                if old > tier
+                else scoring.RELEGATED
+            )
+            row.append((user, movement))
+        plan.append(row)
+    return plan
+
+
+@transaction.atomic
+def season_start(*, league_id, by, divisions: list[list] | None = None, now: datetime | None = None) -> Season:
+    """Start the league's next season and create every fixture's game.
+
+    The divisions are, unless the organiser lists them (``divisions``: lists of users, top first):
+    for the first season, the roster in the order players were added, cut into ``league.divisions``
+    even tiers; after that, the last season's final tables with promotion and relegation
+    (``scoring.next_divisions``): removed players and players who left the club drop out,
+    newcomers join the bottom division. The previous season must be closed.
+    """
+    now = now or timezone.now()
+    league = _lock_league(league_id)
+    require_organiser(league.club_id, by)
+    last = league.seasons.order_by("-number").first()
+    if last is not None and last.status != Season.Status.CLOSED:
+        raise ServiceError(
+            "season_running", f"season {last.number} is still running; close it first (POST .../close)", status=409
+        )
+    if divisions is not None:
+        if not divisions or len(divisions) > MAX_DIVISIONS:
+            raise ServiceError("invalid_divisions", f"divisions is a list of 1 to {MAX_DIVISIONS} lists of players")
+        plan = _explicit_plan(league, divisions, last)
+    else:
+        plan = selectors.next_season_plan(league=league).divisions
+    for tier, division in enumerate(plan, start=1):
+        if len(division) < 2:
+            raise ServiceError(
+                "division_too_small",
+                f"division {tier} would have {len(division)} player(s); a division needs 2 - add players "
+                "to the league, or list the divisions yourself",
+                status=409,
+            )
+        if len(division) > MAX_DIVISION_PLAYERS:
+            raise ServiceError(
+                "division_too_large",
+                f"division {tier} would have {len(division)} players; at most {MAX_DIVISION_PLAYERS}",
+                status=409,
+            )
+    season = Season.objects.create(
+        league=league, number=(last.number + 1) if last else 1, rules=league.rules(), started_at=now
+    )
+    rounds = 0
+    for tier, placed in enumerate(plan, start=1):
+        division = Division.objects.create(season=season, tier=tier)
+        for seed, (user, movement) in enumerate(placed, start=1):
+            DivisionPlayer.objects.create(season=season, division=division, user=user, seed=seed, movement=movement)
+        rounds = max(rounds, _create_fixtures(league, season, division, [user for user, _ in placed], by, now))
+    season.rounds = rounds
+    season.save(update_fields=["rounds"])
+    return season
+
+
+def _create_fixtures(league: League, season: Season, division: Division, players: list, by, now: datetime) -> int:
+    """The division's Berger round robin; round r is to be played by start + r * days_per_round."""
+    schedule = roundrobin.round_robin(players, cycles=season.rules["cycles"])
+    days = season.rules["days_per_round"]
+    for number, pairings in enumerate(schedule, start=1):
+        boards = [p for p in pairings if not p.is_bye]
+        for board, pairing in enumerate(boards, start=1):
+            game = game_create(
+                engine_slug=league.engine,
+                config=league.game_config,
+                seats=[pairing.first, pairing.second],
+                created_by=by,
+            )
+            Fixture.objects.create(
+                season=season,
+                division=division,
+                round=number,
+                board=board,
+                home=pairing.first,
+                away=pairing.second,
+                game=game,
+                play_by=now + timedelta(days=days * number),
+            )
+    return len(schedule)
+
+
+def _freeze(season: Season, *, now: datetime, by=None) -> None:
+    season.status, season.closed_at, season.closed_by = Season.Status.CLOSED, now, by
+    season.final_standings = selectors.standings_rows(season)
+    season.save(update_fields=["status", "closed_at", "closed_by", "final_standings"])
+
+
+def _close_if_complete(season: Season, now: datetime) -> None:
+    if season.status == Season.Status.RUNNING and not season.fixtures.filter(result="").exists():
+        _freeze(season, now=now)
+
+
+@transaction.atomic
+def season_close(*, season_id, by, now: datetime | None = None) -> Season:
+    """An organiser closes the season and freezes its final standings. A fixture still undecided
+    is decided as at its play-by date (the side its game waits on forfeits, see ``_forfeit``)."""
+    now = now or timezone.now()
+    season = _lock_season(season_id)
+    require_organiser(season.league.club_id, by)
+    if season.status == Season.Status.CLOSED:
+        raise ServiceError("season_closed", f"season {season.number} is closed already", status=409)
+    for fixture in season.fixtures.select_for_update().filter(result="").select_related("home", "away"):
+        if not _deadline(fixture, now=now, cutoff=now, why="season closed by an organiser"):
+            raise ServiceError(
+                "moves_pending",
+                "a move of a fixture's game is still being applied; try again in a few seconds",
+                status=409,
+            )
+    _freeze(season, now=now, by=by)
+    return season
+
+
+# ---- results ----------------------------------------------------------------------------------
+def game_result(game: Game) -> tuple[str, float, float]:
+    """(result, home's game score, away's game score) of a finished two-seat game: a shared first
+    place is a draw; the engine's scores, if any, are the game points."""
+    ranking = game.outcome["ranking"]
+    if len(ranking[0]) > 1:
+        result = scoring.DRAW
+    else:
+        result = scoring.HOME if ranking[0][0] == 0 else scoring.AWAY
+    scores = game.outcome.get("scores") or {}
+    home = scores.get("0", scores.get(0, 0)) or 0
+    away = scores.get("1", scores.get(1, 0)) or 0
+    return result, float(home), float(away)
+
+
+def _record_game(fixture: Fixture, game: Game, now: datetime) -> None:
+    fixture.result, fixture.games_home, fixture.games_away = game_result(game)
+    fixture.method, fixture.decided_at = Fixture.Method.PLAYED, now
+    fixture.save(update_fields=["result", "games_home", "games_away", "method", "decided_at"])
+
+
+@transaction.atomic
+def season_game_finished(*, game_id, now: datetime | None = None) -> bool:
+    """Record a finished fixture game; the season's last result closes it. Idempotent: False for
+    other games, running games and fixtures decided already (a forfeit, a repeat)."""
+    now = now or timezone.now()
+    try:
+        link = Fixture.objects.filter(game_id=game_id).values("season_id").first()
+    except (ValueError, TypeError):
+        return False
+    if link is None:
+        return False
+    season = _lock_season(link["season_id"])
+    fixture = Fixture.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game_id)
+    if fixture.result or not fixture.game.is_finished:
+        return False
+    _record_game(fixture, fixture.game, now)
+    _close_if_complete(season, now)
+    return True
+
+
+# ---- deadlines --------------------------------------------------------------------------------
+def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str) -> bool:
+    """Decide an undecided fixture whose time is up (season and fixture rows locked).
+
+    A game that finished but whose result task has not run yet is recorded as played. A move
+    received by ``cutoff`` but not yet applied may still finish it, so nothing is decided then
+    (returns False; the sweep comes back). Otherwise the side the game waits on forfeits - a loss,
+    the other side a win; if it waits on both or neither, both lose (a double forfeit). The game
+    is then ended through ``games.services.move_submit`` with a resign of the waiting seat (the
+    first in seat order for a double forfeit): the engines have no "both lose" event, and the
+    fixture's result, not the game's, is what the table counts.
+    """
+    game = Game.objects.select_for_update().get(pk=fixture.game_id)
+    if game.is_finished:
+        _record_game(fixture, game, now)
+        return True
+    if Submission.objects.filter(game=game, status=Submission.Status.PENDING, received_at__lte=cutoff).exists():
+        return False
+    seats = dict(Seat.objects.filter(game=game).values_list("index", "user_id"))
+    waiting = sorted(set(game.actors or []))
+    waiting_users = {seats[seat] for seat in waiting}
+    if waiting_users == {fixture.home_id}:
+        fixture.result, note = Fixture.Result.AWAY, "home forfeited: the game waited on them"
+    elif waiting_users == {fixture.away_id}:
+        fixture.result, note = Fixture.Result.HOME, "away forfeited: the game waited on them"
+    else:
+        fixture.result, note = Fixture.Result.DOUBLE_FORFEIT, "double forfeit: the game waited on both or neither"
+    fixture.method, fixture.decided_at, fixture.note = Fixture.Method.FORFEIT, now, f"{why}; {note}"[:NOTE_LENGTH]
+    fixture.save(update_fields=["result", "method", "decided_at", "note"])
+    if game.status == Game.Status.RUNNING:
+        seat = waiting[0] if waiting else 0
+        user = fixture.home if seats[seat] == fixture.home_id else fixture.away
+        move_submit(
+            game_id=game.pk,
+            user=user,
+            move={"type": "resign", "reason": f"league forfeit: {why}"},
+            idempotency_key=f"season-forfeit-{fixture.pk}",
+        )
+    return True
+
+
+@transaction.atomic
+def season_sweep(*, season_id, now: datetime | None = None) -> int:
+    """Forfeit every undecided fixture of a running season whose play-by date has passed, in the
+    order they fell due; close the season if that decided its last one. Returns fixtures decided."""
+    now = now or timezone.now()
+    season = _lock_season(season_id)
+    if season.status != Season.Status.RUNNING:
+        return 0
+    due = season.fixtures.select_for_update().filter(result="", play_by__lte=now).select_related("home", "away")
+    decided = sum(
+        _deadline(fixture, now=now, cutoff=fixture.play_by, why="not finished by its play-by date")
+        for fixture in due.order_by("play_by", "pk")
+    )
+    _close_if_complete(season, now)
+    return decided
+
+
+def seasons_sweep(*, now: datetime | None = None) -> int:
+    """Beat: sweep every running season with an overdue fixture. Returns fixtures decided."""
+    now = now or timezone.now()
+    due = (
+        Fixture.objects.filter(result="", play_by__lte=now, season__status=Season.Status.RUNNING)
+        .values_list("season_id", flat=True)
+        .distinct()
+    )
+    return sum(season_sweep(season_id=season_id, now=now) for season_id in sorted(set(due)))
+
+
+# ---- corrections ------------------------------------------------------------------------------
+@transaction.atomic
+def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datetime | None = None) -> Fixture:
+    """An organiser replaces a decided fixture's result (a misread score sheet, a forfeit that
+    should not have been). The tables are computed from the fixtures, so they follow at once; a
+    closed season's frozen standings are recomputed, until its next season has started."""
+    now = now or timezone.now()
+    try:
+        season_id = Fixture.objects.filter(pk=fixture_id).values_list("season_id", flat=True).first()
+    except (ValueError, TypeError):
+        season_id = None
+    if season_id is None:
+        raise ServiceError("not_found", "no such fixture", status=404)
+    season = _lock_season(season_id)
+    require_organiser(season.league.club_id, by)
+    if result not in scoring.RESULTS:
+        raise ServiceError("invalid_result", f"result is one of {', '.join(scoring.RESULTS)}, not {result!r}")
+    reason = (reason or "").strip()
+    if not reason or len(reason) > NOTE_LENGTH:
+        raise ServiceError("invalid_reason", f"say why, in 1-{NOTE_LENGTH} characters (it is shown with the result)")
+    if Season.objects.filter(league_id=season.league_id, number__gt=season.number).exists():
+        raise ServiceError(
+            "season_superseded",
+            "the next season has started from this one's final tables; results are final",
+            status=409,
+        )
+    fixture = Fixture.objects.select_for_update().get(pk=fixture_id)
+    if not fixture.result:
+        raise ServiceError(
+            "fixture_undecided", "this fixture has no result yet: it is played, or forfeited at its play-by date", 409
+        )
+    fixture.result, fixture.method, fixture.note = result, Fixture.Method.CORRECTION, reason
+    fixture.corrected_by, fixture.decided_at = by, now
+    fixture.save(update_fields=["result", "method", "note", "corrected_by", "decided_at"])
+    if season.status == Season.Status.CLOSED:
+        season.final_standings = selectors.standings_rows(season)
+        season.save(update_fields=["final_standings"])
+    return fixture
