@@ -461,7 +461,9 @@ def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datet
     fixture = Fixture.objects.select_for_update().get(pk=fixture_id)
     if not fixture.result:
         raise ServiceError(
-            "fixture_undecided", "this fixture has no result yet: it is played, or forfeited at its play-by date", 409
+            "fixture_undecided",
+            "this fixture has no result yet: it is played, or forfeited at its play-by date",
+            status=409,
         )
     fixture.result, fixture.method, fixture.note = result, Fixture.Method.CORRECTION, reason
     fixture.corrected_by, fixture.decided_at = by, now
