@@ -57,47 +57,59 @@ def whole_param(request, name: str) -> int | None:
 
 
 class ClubLeagueListView(APIView):
-    @extend_schema(responses={200: s.LeagueSerializer(many=True), **ERRORS}, tags=TAGS)
+    @extend_schema(responses={200: s.SeasonLeagueSerializer(many=True), **ERRORS}, tags=TAGS)
     def get(self, request, slug: str):
         """The club's seasonal leagues."""
-        return Response(s.LeagueSerializer(selectors.league_list(club=load_club(slug)), many=True).data)
+        return Response(s.SeasonLeagueSerializer(selectors.league_list(club=load_club(slug)), many=True).data)
 
-    @extend_schema(request=s.LeagueCreateSerializer, responses={201: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(
+        request=s.SeasonLeagueCreateSerializer, responses={201: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS
+    )
     def post(self, request, slug: str):
         """Organisers: found a league of a two-player game (settings: cycles, days_per_round,
         divisions, promote, relegate, points, tiebreaks)."""
         league = services.league_create(
-            club_id=load_club(slug).pk, by=request.user, **valid(s.LeagueCreateSerializer, request)
+            club_id=load_club(slug).pk, by=request.user, **valid(s.SeasonLeagueCreateSerializer, request)
         )
-        return Response(s.LeagueSerializer(league).data, status=status.HTTP_201_CREATED)
+        return Response(s.SeasonLeagueSerializer(league).data, status=status.HTTP_201_CREATED)
 
 
 class LeagueDetailView(APIView):
-    @extend_schema(responses={200: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """A league: its settings, roster and seasons."""
-        return Response(s.LeagueSerializer(load_league(pk)).data)
+        return Response(s.SeasonLeagueSerializer(load_league(pk)).data)
+
+    @extend_schema(
+        request=s.SeasonLeagueUpdateSerializer, responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS
+    )
+    def patch(self, request, pk: int):
+        """Organisers: change settings; they apply from the next season on (a running season keeps
+        its own copy, ``rules``)."""
+        data = valid(s.SeasonLeagueUpdateSerializer, request)
+        league = services.league_update(league_id=load_league(pk).pk, by=request.user, **data)
+        return Response(s.SeasonLeagueSerializer(league).data)
 
 
 class LeaguePlayersView(APIView):
-    @extend_schema(request=s.PlayerAddSerializer, responses={201: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(request=s.SeasonPlayerAddSerializer, responses={201: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def post(self, request, pk: int):
         """Organisers: add a club member for the next season (newcomers join the bottom division)."""
-        username = valid(s.PlayerAddSerializer, request)["username"]
+        username = valid(s.SeasonPlayerAddSerializer, request)["username"]
         league = load_league(pk)
         services.league_player_add(league_id=league.pk, by=request.user, user=load_user(username))
-        return Response(s.LeagueSerializer(league).data, status=status.HTTP_201_CREATED)
+        return Response(s.SeasonLeagueSerializer(league).data, status=status.HTTP_201_CREATED)
 
 
 class LeaguePlayerDetailView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: s.LeagueSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(request=None, responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def delete(self, request, pk: int, username: str):
         """Organisers: take a player out of the next season (the running one is unchanged)."""
         league = load_league(pk)
         services.league_player_remove(league_id=league.pk, by=request.user, user=load_user(username))
-        return Response(s.LeagueSerializer(league).data)
+        return Response(s.SeasonLeagueSerializer(league).data)
 
 
 class LeagueSeasonsView(APIView):
@@ -191,7 +203,7 @@ class SeasonFixturesView(APIView):
             OpenApiParameter("division", int, description="Only this division (tier, 1 = top)."),
             OpenApiParameter("round", int, description="Only this round."),
         ],
-        responses={200: s.FixtureSerializer(many=True), **ERRORS},
+        responses={200: s.SeasonFixtureSerializer(many=True), **ERRORS},
         tags=TAGS,
     )
     def get(self, request, pk: int):
@@ -200,7 +212,7 @@ class SeasonFixturesView(APIView):
         fixtures = selectors.fixture_list(
             season=season, tier=whole_param(request, "division"), round=whole_param(request, "round")
         )
-        return Response(s.FixtureSerializer(fixtures, many=True).data)
+        return Response(s.SeasonFixtureSerializer(fixtures, many=True).data)
 
 
 class SeasonCloseView(APIView):
@@ -215,19 +227,21 @@ class SeasonCloseView(APIView):
 
 
 class FixtureDetailView(APIView):
-    @extend_schema(responses={200: s.FixtureSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(responses={200: s.SeasonFixtureSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """One fixture."""
-        return Response(s.FixtureSerializer(load_fixture(pk)).data)
+        return Response(s.SeasonFixtureSerializer(load_fixture(pk)).data)
 
 
 class FixtureCorrectionView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=s.CorrectionSerializer, responses={200: s.FixtureSerializer, **ERRORS}, tags=TAGS)
+    @extend_schema(
+        request=s.FixtureCorrectionSerializer, responses={200: s.SeasonFixtureSerializer, **ERRORS}, tags=TAGS
+    )
     def post(self, request, pk: int):
         """Organisers: replace a decided fixture's result (the tables follow; a closed season's
         frozen tables are recomputed until the next season starts)."""
-        data = valid(s.CorrectionSerializer, request)
+        data = valid(s.FixtureCorrectionSerializer, request)
         fixture = services.fixture_correct(fixture_id=load_fixture(pk).pk, by=request.user, **data)
-        return Response(s.FixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk)).data)
+        return Response(s.SeasonFixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk)).data)

@@ -9,7 +9,7 @@ from . import scoring
 from .models import Fixture, League, Season
 
 
-class LeagueSerializer(serializers.ModelSerializer):
+class SeasonLeagueSerializer(serializers.ModelSerializer):
     club = serializers.CharField(source="club.slug")
     points = serializers.SerializerMethodField()
     roster = serializers.SerializerMethodField()
@@ -41,7 +41,7 @@ class LeagueSerializer(serializers.ModelSerializer):
         ]
 
 
-class LeagueCreateSerializer(serializers.Serializer):
+class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = serializers.CharField(max_length=40, help_text="A two-player game (GET /api/engines).")
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every fixture.")
@@ -58,7 +58,17 @@ class LeagueCreateSerializer(serializers.Serializer):
     )
 
 
-class PlayerAddSerializer(serializers.Serializer):
+class SeasonLeagueUpdateSerializer(serializers.Serializer):
+    cycles = serializers.IntegerField(required=False)
+    days_per_round = serializers.IntegerField(required=False)
+    divisions = serializers.IntegerField(required=False)
+    promote = serializers.IntegerField(required=False)
+    relegate = serializers.IntegerField(required=False)
+    points = serializers.JSONField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
+    tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False)
+
+
+class SeasonPlayerAddSerializer(serializers.Serializer):
     username = serializers.CharField(help_text="A member of the league's club.")
 
 
@@ -73,7 +83,7 @@ class SeasonStartSerializer(serializers.Serializer):
     )
 
 
-class CorrectionSerializer(serializers.Serializer):
+class FixtureCorrectionSerializer(serializers.Serializer):
     result = serializers.ChoiceField(choices=scoring.RESULTS, help_text="home/away = the first/second seat won.")
     reason = serializers.CharField(max_length=200)
 
@@ -99,7 +109,7 @@ class SeasonSerializer(serializers.ModelSerializer):
 SCORES = {"home": "1-0", "away": "0-1", "draw": "1/2-1/2", "double_forfeit": "0-0", "": None}
 
 
-class FixtureSerializer(serializers.ModelSerializer):
+class SeasonFixtureSerializer(serializers.ModelSerializer):
     season = serializers.IntegerField(source="season_id")
     division = serializers.IntegerField(source="division.tier")
     home = serializers.CharField(source="home.username")

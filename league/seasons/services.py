@@ -70,6 +70,44 @@ def _points(points: dict | None) -> scoring.Points:
     return result
 
 
+def _check_settings(**given) -> dict:
+    """Validate the league settings in ``given`` (None = not given) into model field values."""
+    fields = {}
+    cycles = given.get("cycles")
+    if cycles is not None:
+        if cycles not in (1, 2) or isinstance(cycles, bool):
+            raise ServiceError("invalid_cycles", "cycles is 1 (single round robin) or 2 (double)")
+        fields["cycles"] = cycles
+    if given.get("days_per_round") is not None:
+        if not _whole(given["days_per_round"], 1, 365):
+            raise ServiceError("invalid_days_per_round", "days_per_round is a whole number of days from 1 to 365")
+        fields["days_per_round"] = given["days_per_round"]
+    if given.get("divisions") is not None:
+        if not _whole(given["divisions"], 1, MAX_DIVISIONS):
+            raise ServiceError("invalid_divisions", f"divisions is a whole number from 1 to {MAX_DIVISIONS}")
+        fields["divisions"] = given["divisions"]
+    for key in ("promote", "relegate"):
+        if given.get(key) is not None:
+            if not _whole(given[key], 0, MAX_MOVES):
+                raise ServiceError("invalid_promotion", f"promote and relegate are whole numbers from 0 to {MAX_MOVES}")
+            fields[key] = given[key]
+    points = given.get("points")
+    if points is not None:
+        points = points if isinstance(points, scoring.Points) else _points(points)
+        fields.update(points_win=points.win, points_draw=points.draw, points_loss=points.loss)
+    tiebreaks = given.get("tiebreaks")
+    if tiebreaks is not None:
+        unknown = [t for t in tiebreaks if t not in scoring.TIEBREAKS]
+        if unknown or len(set(tiebreaks)) != len(tiebreaks):
+            raise ServiceError(
+                "invalid_tiebreaks",
+                f"tiebreaks are distinct names from: {', '.join(scoring.TIEBREAKS)}"
+                + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
+            )
+        fields["tiebreaks"] = list(tiebreaks)
+    return fields
+
+
 @transaction.atomic
 def league_create(
     *,
@@ -105,23 +143,15 @@ def league_create(
         raise ServiceError(error.code, f"league fixtures are two-player games: {error.message}") from None
     if game.mature:
         raise ServiceError("mature_not_supported", "leagues of mature games are not supported yet")
-    if cycles not in (1, 2) or isinstance(cycles, bool):
-        raise ServiceError("invalid_cycles", "cycles is 1 (single round robin) or 2 (double)")
-    if not _whole(days_per_round, 1, 365):
-        raise ServiceError("invalid_days_per_round", "days_per_round is a whole number of days from 1 to 365")
-    if not _whole(divisions, 1, MAX_DIVISIONS):
-        raise ServiceError("invalid_divisions", f"divisions is a whole number from 1 to {MAX_DIVISIONS}")
-    if not _whole(promote, 0, MAX_MOVES) or not _whole(relegate, 0, MAX_MOVES):
-        raise ServiceError("invalid_promotion", f"promote and relegate are whole numbers from 0 to {MAX_MOVES}")
-    table_points = _points(points)
-    tiebreaks = list(scoring.DEFAULT_TIEBREAKS if tiebreaks is None else tiebreaks)
-    unknown = [t for t in tiebreaks if t not in scoring.TIEBREAKS]
-    if unknown or len(set(tiebreaks)) != len(tiebreaks):
-        raise ServiceError(
-            "invalid_tiebreaks",
-            f"tiebreaks are distinct names from: {', '.join(scoring.TIEBREAKS)}"
-            + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
-        )
+    checked = _check_settings(
+        cycles=cycles,
+        days_per_round=days_per_round,
+        divisions=divisions,
+        promote=promote,
+        relegate=relegate,
+        points=scoring.Points() if points is None else points,
+        tiebreaks=list(scoring.DEFAULT_TIEBREAKS) if tiebreaks is None else tiebreaks,
+    )
     if League.objects.filter(club_id=club_id, name=name).exists():
         raise ServiceError("league_exists", f"this club has a league called {name!r} already", status=409)
     return League.objects.create(
@@ -129,18 +159,43 @@ def league_create(
         name=name,
         engine=game.slug,
         game_config=full_config,
+        **checked,
+        created_by=by,
+        created_at=now,
+    )
+
+
+@transaction.atomic
+def league_update(
+    *,
+    league_id,
+    by,
+    cycles: int | None = None,
+    days_per_round: int | None = None,
+    divisions: int | None = None,
+    promote: int | None = None,
+    relegate: int | None = None,
+    points: dict | None = None,
+    tiebreaks: list[str] | None = None,
+) -> League:
+    """An organiser changes settings (None: unchanged). They apply from the next season on: a
+    running season keeps the copy it started with, and the promotion and relegation into the next
+    season follow the rules the last season was played under."""
+    league = _lock_league(league_id)
+    require_organiser(league.club_id, by)
+    checked = _check_settings(
         cycles=cycles,
         days_per_round=days_per_round,
         divisions=divisions,
         promote=promote,
         relegate=relegate,
-        points_win=table_points.win,
-        points_draw=table_points.draw,
-        points_loss=table_points.loss,
+        points=points,
         tiebreaks=tiebreaks,
-        created_by=by,
-        created_at=now,
     )
+    for field, value in checked.items():
+        setattr(league, field, value)
+    league.save(update_fields=list(checked) or None)
+    return league
 
 
 # ---- the roster -------------------------------------------------------------------------------

@@ -86,6 +86,14 @@ def test_league_creation_and_roster_permissions_and_errors(club_with, make_user)
         (members[2].username, False),
     ]
     error(org.delete(f"{players}/{members[2].username}"), 404, "not_in_league")
+    detail = f"/api/leagues/{league['id']}"
+    error(mem.patch(detail, {"promote": 1}, format="json"), 403, "not_organiser")
+    error(org.patch(detail, {"relegate": 99}, format="json"), 400, "invalid_promotion")
+    error(org.patch(detail, {"points": {"win": 0, "loss": 0}}, format="json"), 400, "invalid_points")
+    changed = org.patch(detail, {"promote": 1, "points": {"win": 1, "draw": 0.5, "loss": 0}}, format="json")
+    assert changed.status_code == 200, changed.content
+    assert changed.json()["promote"] == 1 and changed.json()["relegate"] == 2
+    assert changed.json()["points"] == {"win": 1, "draw": 0.5, "loss": 0}
     error(anon.get("/api/leagues/999999"), 404, "not_found")
 
 
@@ -113,6 +121,8 @@ def test_a_season_over_the_api(club_with):
         [m.username for m in members[4:]],
     ]
     error(org.post(seasons, {}, format="json"), 409, "season_running")
+    # settings changed now apply from the next season: this one keeps its copy
+    org.patch(f"/api/leagues/{lid}", {"points": {"win": 1, "draw": 0.5, "loss": 0}, "promote": 0}, format="json")
     error(anon.get(f"/api/leagues/{lid}/next-season"), 409, "season_running")
     assert anon.get(f"/api/leagues/{lid}").json()["seasons"] == [{"id": sid, "number": 1, "status": "running"}]
 
