@@ -1,10 +1,12 @@
-"""Tournament API views (thin): create, enter, start, pair, rounds, standings as JSON and CSV."""
+"""Tournament API views (thin): create, enter, check in, drop, start, pair (automatic or by hand),
+rounds with their pairing records, result corrections, standings as JSON and CSV."""
 
 from __future__ import annotations
 
 import csv
 import io
 
+from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
@@ -16,8 +18,12 @@ from api.errors import ApiError
 from . import services
 from . import tournament_selectors as selectors
 from .api import ERRORS, load_club, load_user, valid
-from .models import Tournament, TournamentBoard
+from .models import Tournament, TournamentBoard, TournamentRound
 from .scoring.standings import TIEBREAKS
+from .selectors import user_by_name
+from .services.matches import current_game
+
+User = get_user_model()
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -27,13 +33,20 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "club", "name", "format", "engine", "game_config", "cycles", "rounds", "tiebreaks", "status",
-            "current_round", "created_at", "started_at", "finished_at", "entries",
+            "id", "club", "name", "format", "engine", "game_config", "settings", "cycles", "rounds", "tiebreaks",
+            "status", "current_round", "created_at", "started_at", "finished_at", "entries",
         ]  # fmt: skip
 
     def get_entries(self, tournament) -> list[dict]:
         return [
-            {"number": entry.number, "username": entry.user.get_username()}
+            {
+                "number": entry.number,
+                "username": entry.user.get_username(),
+                "status": entry.status,
+                "checked_in": entry.checked_in_at is not None,
+                "first_round": entry.first_round,
+                "group": entry.group,
+            }
             for entry in tournament.entries.select_related("user").order_by("number")
         ]
 
@@ -49,25 +62,118 @@ class TournamentCreateSerializer(serializers.Serializer):
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, allow_null=True, default=None
     )
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**62)
+    settings = serializers.JSONField(
+        required=False,
+        default=dict,
+        help_text="Options: seats, placement_points, bye_points, match, round_deadline_seconds, check_in, "
+        "allow_bots, late_entry_until_round, late_entry_points, third_place, grand_final_reset, groups, advance.",
+    )
 
 
 class EntryCreateSerializer(serializers.Serializer):
     username = serializers.CharField(required=False, help_text="Organisers: enter this member (default: you).")
 
 
+class PlayerSerializer(serializers.Serializer):
+    username = serializers.CharField(required=False, help_text="Organisers: this entrant (default: you).")
+
+
+class StartSerializer(serializers.Serializer):
+    seeding = serializers.ListField(
+        child=serializers.CharField(), required=False, allow_null=True, default=None,
+        help_text="Every entrant's username, best seed first (default: entry order).",
+    )  # fmt: skip
+
+
+class PairingSerializer(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1)
+    tables = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=1, max_length=6),
+        min_length=1,
+        help_text="Usernames in seat order, one list a table; a table of one is a bye.",
+    )
+
+
+class CorrectionSerializer(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1)
+    board = serializers.IntegerField(min_value=1)
+    ranking = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=1),
+        required=False,
+        default=None,
+        help_text="Usernames best first, ties grouped: [[winner], [loser]] or [[a, b]] for a draw.",
+    )
+    double_forfeit = serializers.BooleanField(required=False, default=False)
+
+
 class BoardSerializer(serializers.ModelSerializer):
     first = serializers.CharField(source="first.username")
     second = serializers.CharField(source="second.username", allow_null=True, default=None)
+    players = serializers.SerializerMethodField()
+    game = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
+    placements = serializers.SerializerMethodField()
+    points = serializers.SerializerMethodField()
 
     class Meta:
         model = TournamentBoard
-        fields = ["round", "number", "first", "second", "game", "score_first", "result", "finished_at"]
+        fields = [
+            "round", "number", "first", "second", "players", "bracket_match", "game", "match", "score_first",
+            "result", "placements", "points", "decided_by", "finished_at",
+        ]  # fmt: skip
+
+    def _names(self, board) -> dict:
+        cache = self.context.setdefault("names", {})
+        missing = [pk for pk in board.seat_ids if pk not in cache]
+        if missing:
+            cache.update(dict(User.objects.filter(pk__in=missing).values_list("pk", "username")))
+        return cache
+
+    def get_players(self, board) -> list[str]:
+        names = self._names(board)
+        return [names[pk] for pk in board.seat_ids]
+
+    def get_game(self, board) -> str | None:
+        """The board's game; for a match board, the match's current game."""
+        if board.game_id:
+            return str(board.game_id)
+        if board.match_id:
+            game = current_game(board.match)
+            return str(game.pk) if game else None
+        return None
 
     def get_result(self, board) -> str | None:
         if board.is_bye:
             return "bye"
-        return {None: None, 1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[board.score_first]
+        if board.decided_by == TournamentBoard.Decided.DOUBLE_FORFEIT:
+            return "0-0"
+        if len(board.seat_ids) != 2:
+            return None
+        return {None: None, 1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}.get(board.score_first)
+
+    def get_placements(self, board) -> list[list[str]] | None:
+        names = self._names(board)
+        return [[names[pk] for pk in group] for group in board.placements] if board.placements else None
+
+    def get_points(self, board) -> dict | None:
+        names = self._names(board)
+        return {names[int(pk)]: value for pk, value in board.points.items()} if board.points is not None else None
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TournamentRound
+        fields = ["number", "stage", "seed", "manual", "deadline_at", "pairing_input", "created_at"]
+
+
+def load_players(names: list[str]) -> list:
+    users = []
+    for name in names:
+        user = user_by_name(name)
+        if user is None:
+            raise ApiError("unknown_player", f"no player called {name!r}")
+        users.append(user)
+    return users
 
 
 def load_tournament(pk) -> Tournament:
@@ -117,11 +223,85 @@ class TournamentEntryView(APIView):
 class TournamentStartView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(request=StartSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
-        """Organisers: close entries and pair round 1 (its games start at once)."""
-        services.tournament_start(tournament_id=load_tournament(pk).pk, by=request.user)
+        """Organisers: close entries and pair round 1 (its games start at once); ``seeding`` sets the
+        pairing numbers (bracket seeds) first. With check-in on, only checked-in entries play."""
+        seeding = valid(StartSerializer, request)["seeding"]
+        seeding = load_players(seeding) if seeding is not None else None
+        services.tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
         return Response(TournamentSerializer(load_tournament(pk)).data)
+
+
+class TournamentCheckInView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=PlayerSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    def post(self, request, pk: int):
+        """An entrant checks in before the start (organisers: any entrant, ``username``)."""
+        name = valid(PlayerSerializer, request).get("username")
+        player = load_user(name) if name else None
+        services.tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
+        return Response(TournamentSerializer(load_tournament(pk)).data)
+
+
+class TournamentDropView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=PlayerSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    def post(self, request, pk: int):
+        """Withdraw (organisers: drop any entrant, ``username``): not paired again; results stay."""
+        name = valid(PlayerSerializer, request).get("username")
+        player = load_user(name) if name else None
+        services.tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
+        return Response(TournamentSerializer(load_tournament(pk)).data)
+
+
+class TournamentPairingView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=PairingSerializer, responses={200: dict, **ERRORS}, tags=["tournaments"])
+    def post(self, request, pk: int):
+        """Organisers (Swiss formats): set the next round's pairing before it is made, or re-pair the
+        current round while none of its games has a move. Every active player exactly once."""
+        data = valid(PairingSerializer, request)
+        tables = [load_players(table) for table in data["tables"]]
+        done = services.tournament_pairing_set(
+            tournament_id=load_tournament(pk).pk, by=request.user, round=data["round"], tables=tables
+        )
+        return Response(done)
+
+
+class TournamentResultView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=CorrectionSerializer, responses={200: BoardSerializer, **ERRORS}, tags=["tournaments"])
+    def post(self, request, pk: int):
+        """Organisers: set or correct a board's result; standings recompute, and a round completed by it
+        is paired from the corrected standings."""
+        data = valid(CorrectionSerializer, request)
+        ranking = [load_players(group) for group in data["ranking"]] if data["ranking"] else None
+        board = services.tournament_result_correct(
+            tournament_id=load_tournament(pk).pk,
+            by=request.user,
+            round=data["round"],
+            board=data["board"],
+            ranking=ranking,
+            double_forfeit=data["double_forfeit"],
+        )
+        return Response(BoardSerializer(board).data)
+
+
+class TournamentRoundDetailView(APIView):
+    @extend_schema(responses={200: RoundSerializer, **ERRORS}, tags=["tournaments"])
+    def get(self, request, pk: int, number: int):
+        """One round's record: its seed, the pairing input it was made from (so it can be reproduced),
+        whether an organiser paired it, its deadline, and its boards."""
+        record = selectors.round_get(tournament=load_tournament(pk), number=number)
+        if record is None:
+            raise ApiError("not_found", f"round {number} has not been paired", status.HTTP_404_NOT_FOUND)
+        boards = selectors.board_list(tournament=record.tournament, round=number)
+        return Response({**RoundSerializer(record).data, "boards": BoardSerializer(boards, many=True).data})
 
 
 class TournamentRoundsView(APIView):
@@ -168,9 +348,10 @@ class TournamentStandingsCsvView(APIView):
         out = io.StringIO()
         writer = csv.writer(out)
         columns = ["rank", "username", "number", "points", "played", "wins", "draws", "losses", "byes"]
-        writer.writerow(columns + list(tournament.tiebreaks))
+        writer.writerow(columns + list(tournament.tiebreaks) + ["status"])
         for row in rows:
-            writer.writerow([row[c] for c in columns] + [row["tiebreaks"].get(t) for t in tournament.tiebreaks])
+            tiebreaks = [row["tiebreaks"].get(t) for t in tournament.tiebreaks]
+            writer.writerow([row[c] for c in columns] + tiebreaks + [row.get("status", "active")])
         response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-standings.csv"'
         return response

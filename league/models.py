@@ -265,14 +265,20 @@ class RatingPoint(models.Model):
         return f"{self.user} {self.mu:.2f}/{self.sigma:.2f} at #{self.seq}"
 
 
-# ---- tournaments: round robin and Swiss events of a club (issue 8) ---------------------------
+# ---- tournaments: round robin, Swiss, multiplayer Swiss and elimination events of a club (issue 8)
 class Tournament(models.Model):
-    """A club's tournament. Its pairings are ``boards`` (one game each); standings are computed
-    from their results by ``league.scoring.standings`` and frozen in ``final_standings`` at the end."""
+    """A club's tournament. Its pairings are ``boards`` (a game or a match each, 2-6 seats);
+    standings are computed from their results (``league.services.tournament_standings``) and frozen
+    in ``final_standings`` at the end. ``settings`` holds the validated per-tournament options
+    (seats, placement points, match boards, deadlines, late entries, check-in, bracket options)."""
 
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin", "round robin (Berger tables)"
         SWISS = "swiss", "Swiss (two players a game)"
+        MULTI_SWISS = "multi_swiss", "Swiss for tables of 3-6 players"
+        SINGLE_ELIMINATION = "single_elimination", "single elimination"
+        DOUBLE_ELIMINATION = "double_elimination", "double elimination"
+        GROUPS_PLAYOFF = "groups_playoff", "round-robin groups, then a single-elimination playoff"
 
     class Status(models.TextChoices):
         OPEN = "open", "taking entries"
@@ -281,13 +287,17 @@ class Tournament(models.Model):
 
     club = models.ForeignKey(Club, related_name="tournaments", on_delete=models.PROTECT)
     name = models.CharField(max_length=100)
-    format = models.CharField(max_length=12, choices=Format.choices)
+    format = models.CharField(max_length=20, choices=Format.choices)
     engine = models.CharField(max_length=40)
     game_config = models.JSONField(default=dict, blank=True, help_text="The validated config of every game.")
+    settings = models.JSONField(default=dict, blank=True, help_text="Validated options (see the README).")
     cycles = models.PositiveSmallIntegerField(default=1, help_text="Round robin: 1 single, 2 double.")
     rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Number of rounds (set at start).")
     tiebreaks = models.JSONField(default=list, blank=True, help_text="Tiebreak names in order of use.")
     seed = models.BigIntegerField(default=0, help_text="Swiss: the seed of the pairing's draws (colours by lot).")
+    bracket = models.JSONField(
+        null=True, blank=True, help_text="Elimination: seeds (user ids), groups and the playoff seeds, set as they are."
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
     current_round = models.PositiveSmallIntegerField(default=0)
     final_standings = models.JSONField(null=True, blank=True)
@@ -304,9 +314,19 @@ class Tournament(models.Model):
 
 
 class TournamentEntry(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        DROPPED = "dropped", "withdrew or was dropped: not paired again"
+
     tournament = models.ForeignKey(Tournament, related_name="entries", on_delete=models.CASCADE)
     user = models.ForeignKey(User, related_name="tournament_entries", on_delete=models.PROTECT)
     number = models.PositiveIntegerField(help_text="Pairing number / initial rank, 1 = first seed.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    first_round = models.PositiveSmallIntegerField(default=1, help_text="A late entry joins at this round.")
+    checked_in_at = models.DateTimeField(null=True, blank=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+    dropped_after_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    group = models.PositiveSmallIntegerField(null=True, blank=True, help_text="groups_playoff: group index from 0.")
     created_at = models.DateTimeField()
 
     class Meta:
@@ -320,19 +340,59 @@ class TournamentEntry(models.Model):
         return f"{self.user} #{self.number} in {self.tournament_id}"
 
 
+class TournamentRound(models.Model):
+    """One paired round: what went into its pairing (so it can be reproduced), its seed and deadline."""
+
+    tournament = models.ForeignKey(Tournament, related_name="round_set", on_delete=models.CASCADE)
+    number = models.PositiveSmallIntegerField()
+    stage = models.CharField(max_length=10, blank=True, help_text="groups_playoff: groups or playoff.")
+    seed = models.BigIntegerField(default=0)
+    pairing_input = models.JSONField(default=dict, blank=True)
+    manual = models.BooleanField(default=False, help_text="Paired by an organiser.")
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="tournament_round_once")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id} round {self.number}"
+
+
 class TournamentBoard(models.Model):
-    """One pairing of one round: ``first`` takes seat 0; no ``second`` is a bye. ``score_first`` is
-    first's points (1, 1/2, 0) once the game is over; ``games_*`` are the engine's game scores."""
+    """One table of one round: ``players`` in seat order (``first``/``second`` are seats 0 and 1);
+    a board of one player is a bye. A board is one game or, with the tournament's ``match``
+    setting, one ``match`` (best of N). Once decided, ``placements`` ranks its players (best first,
+    ties grouped) and ``points`` holds each player's tournament points; ``score_first`` is first's
+    points on a two-seat board (1, 1/2, 0), ``games_*`` the engine's game scores."""
+
+    class Decided(models.TextChoices):
+        GAME = "game"
+        MATCH = "match"
+        BYE = "bye"
+        FORFEIT = "forfeit", "the side the game waited on lost at the round deadline"
+        DOUBLE_FORFEIT = "double_forfeit", "nobody played in time: everyone lost"
+        CORRECTION = "correction", "set by an organiser"
 
     tournament = models.ForeignKey(Tournament, related_name="boards", on_delete=models.CASCADE)
     round = models.PositiveSmallIntegerField()
     number = models.PositiveSmallIntegerField(help_text="Board number in the round, from 1.")
     first = models.ForeignKey(User, related_name="+", on_delete=models.PROTECT)
     second = models.ForeignKey(User, null=True, blank=True, related_name="+", on_delete=models.PROTECT)
+    players = models.JSONField(default=list, blank=True, help_text="User ids in seat order.")
+    bracket_match = models.CharField(max_length=12, blank=True, help_text='Elimination: the match id, e.g. "W1-1".')
     game = models.OneToOneField(Game, null=True, blank=True, related_name="tournament_board", on_delete=models.PROTECT)
+    match = models.OneToOneField(
+        Match, null=True, blank=True, related_name="tournament_board", on_delete=models.PROTECT
+    )
     score_first = models.FloatField(null=True, blank=True)
     games_first = models.FloatField(default=0)
     games_second = models.FloatField(default=0)
+    placements = models.JSONField(null=True, blank=True, help_text="User ids best first, ties grouped.")
+    points = models.JSONField(null=True, blank=True, help_text="Tournament points by user id.")
+    game_scores = models.JSONField(null=True, blank=True, help_text="The engine's scores by user id.")
+    decided_by = models.CharField(max_length=16, choices=Decided.choices, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -345,9 +405,13 @@ class TournamentBoard(models.Model):
         return f"{self.tournament_id} r{self.round} b{self.number}"
 
     @property
+    def seat_ids(self) -> list:
+        return list(self.players) or [pk for pk in (self.first_id, self.second_id) if pk is not None]
+
+    @property
     def is_bye(self) -> bool:
-        return self.second_id is None
+        return len(self.seat_ids) == 1
 
     @property
     def is_done(self) -> bool:
-        return self.is_bye or self.score_first is not None
+        return self.finished_at is not None

@@ -13,7 +13,9 @@ def on_game_finished(sender, game_id, outcome=None, **kwargs) -> None:
     """
     from .tasks import league_game_finished_task, tournament_game_finished_task
 
-    if LeagueGame.objects.filter(game_id=game_id).exists():
+    if LeagueGame.objects.filter(game_id=game_id, match__tournament_board__isnull=False).exists():
+        tournament_game_finished_task.delay(str(game_id))  # a tournament board's match: it records the game too
+    elif LeagueGame.objects.filter(game_id=game_id).exists():
         league_game_finished_task.delay(str(game_id))
     elif TournamentBoard.objects.filter(game_id=game_id).exists():
         tournament_game_finished_task.delay(str(game_id))

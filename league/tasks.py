@@ -34,8 +34,8 @@ def ladders_sweep() -> int:
     max_retries=8,
 )
 def tournament_game_finished_task(game_id: str) -> bool:
-    """Record a finished tournament game on its board (idempotent); the last one of a round
-    queues ``tournament_advance_task``."""
+    """Record a finished tournament game on its board, or in its board's match (idempotent); the
+    last one of a round queues ``tournament_advance_task``."""
     return services.tournament_game_finished(game_id=game_id)
 
 
@@ -49,3 +49,9 @@ def tournament_game_finished_task(game_id: str) -> bool:
 def tournament_advance_task(tournament_id: int) -> int:
     """Pair the next round of a tournament whose round is complete, or finish it (idempotent)."""
     return services.tournament_advance(tournament_id=tournament_id).current_round
+
+
+@shared_task
+def tournaments_sweep() -> int:
+    """Beat: forfeit the unfinished boards of tournament rounds whose deadline has passed."""
+    return services.tournaments_sweep()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from .models import Club, Tournament, TournamentBoard
-from .services.tournaments import standings_rows
+from .models import Club, Tournament, TournamentBoard, TournamentRound
+from .services.tournament_standings import standings_rows
 
 
 def tournament_list(*, club: Club) -> QuerySet:
@@ -20,8 +20,12 @@ def tournament_get(*, tournament_id) -> Tournament | None:
 
 
 def board_list(*, tournament: Tournament, round: int | None = None) -> QuerySet:
-    boards = TournamentBoard.objects.filter(tournament=tournament).select_related("first", "second", "game")
+    boards = TournamentBoard.objects.filter(tournament=tournament).select_related("first", "second", "game", "match")
     return boards.filter(round=round) if round is not None else boards
+
+
+def round_get(*, tournament: Tournament, number: int) -> TournamentRound | None:
+    return TournamentRound.objects.select_related("tournament").filter(tournament=tournament, number=number).first()
 
 
 def tournament_standings(*, tournament: Tournament) -> list[dict]:

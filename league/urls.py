@@ -41,6 +41,15 @@ urlpatterns = [
     path("tournaments/<int:pk>/start", api_tournaments.TournamentStartView.as_view(), name="tournament-start"),
     path("tournaments/<int:pk>/rounds", api_tournaments.TournamentRoundsView.as_view(), name="tournament-rounds"),
     path(
+        "tournaments/<int:pk>/rounds/<int:number>",
+        api_tournaments.TournamentRoundDetailView.as_view(),
+        name="tournament-round",
+    ),
+    path("tournaments/<int:pk>/check-in", api_tournaments.TournamentCheckInView.as_view(), name="tournament-check-in"),
+    path("tournaments/<int:pk>/drop", api_tournaments.TournamentDropView.as_view(), name="tournament-drop"),
+    path("tournaments/<int:pk>/pairings", api_tournaments.TournamentPairingView.as_view(), name="tournament-pairings"),
+    path("tournaments/<int:pk>/results", api_tournaments.TournamentResultView.as_view(), name="tournament-results"),
+    path(
         "tournaments/<int:pk>/standings",
         api_tournaments.TournamentStandingsView.as_view(),
         name="tournament-standings",

@@ -39,6 +39,14 @@ from .ladders import (
 from .log import ladder_rebuild, ladder_verify
 from .matches import match_create
 from .results import league_game_finished
+from .tournament_ops import (
+    tournament_check_in,
+    tournament_deadline,
+    tournament_drop,
+    tournament_pairing_set,
+    tournament_result_correct,
+    tournaments_sweep,
+)
 from .tournaments import (
     tournament_advance,
     tournament_create,
@@ -77,8 +85,14 @@ __all__ = [
     "profile_update",
     "rated_game_create",
     "tournament_advance",
+    "tournament_check_in",
     "tournament_create",
+    "tournament_deadline",
+    "tournament_drop",
     "tournament_enter",
     "tournament_game_finished",
+    "tournament_pairing_set",
+    "tournament_result_correct",
     "tournament_start",
+    "tournaments_sweep",
 ]

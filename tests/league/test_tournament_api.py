@@ -86,7 +86,7 @@ def test_a_round_robin_over_the_api(club_with, make_user):
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0] == [
         "rank", "username", "number", "points", "played", "wins", "draws", "losses", "byes",
-        "direct_encounter", "sonneborn_berger", "game_points",
+        "direct_encounter", "sonneborn_berger", "game_points", "status",
     ]  # fmt: skip
     assert rows[1][1] == members[0].username and len(rows) == 5
     assert anon.get("/api/tournaments/999999/standings").status_code == 404

@@ -1,0 +1,167 @@
+"""Elimination tournaments on ``league.scoring.elimination``: single elimination (optional third-place
+match), double elimination (optional grand-final reset), and round-robin groups (snake seeding)
+feeding a single-elimination playoff. Each bracket match is one board - a game, or a match with
+the tournament's ``match`` setting. Called by ``tournaments`` with the tournament row locked.
+
+Seeds are the entries in pairing-number order: entry order, or the organiser's ``seeding`` at the
+start. A bracket match needs a winner: a drawn board (or a double forfeit) sends the better seed
+through, and a player who has withdrawn forfeits their next bracket match.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from games.services import ServiceError
+
+from ..models import Tournament, TournamentBoard
+from ..scoring import elimination, roundrobin
+from ..scoring import standings as tiebreak_rules
+from .tournaments import Format, active_players, create_round, finish
+
+GROUPS, PLAYOFF = "groups", "playoff"
+
+
+def _matches(tournament: Tournament, entrants: int) -> list[elimination.BracketMatch]:
+    if tournament.format == Format.DOUBLE_ELIMINATION:
+        return elimination.double_elimination(
+            entrants, grand_final_reset=tournament.settings.get("grand_final_reset", True)
+        )
+    return elimination.single_elimination(entrants, third_place=tournament.settings.get("third_place", False))
+
+
+def bracket_start(tournament: Tournament, *, now: datetime) -> None:
+    """Fix the seeds (and for groups_playoff the groups) at the start."""
+    seeds = active_players(tournament, 1)
+    if tournament.format != Format.GROUPS_PLAYOFF:
+        tournament.bracket = {"seeds": seeds}
+        tournament.rounds = max(match.round for match in _matches(tournament, len(seeds)))
+        tournament.save(update_fields=["bracket", "rounds"])
+        return
+    count, advance = tournament.settings["groups"], tournament.settings["advance"]
+    if len(seeds) < 2 * count or len(seeds) < count * advance:
+        raise ServiceError(
+            "too_few_entries",
+            f"{count} groups sending {advance} each to the playoff need at least {max(2 * count, count * advance)} "
+            f"players; {len(seeds)} entered",
+        )
+    groups = [list(group) for group in elimination.group_assignment(seeds, count)]
+    for index, group in enumerate(groups):
+        tournament.entries.filter(user_id__in=group).update(group=index)
+    group_rounds = max(len(roundrobin.round_robin(group)) for group in groups)
+    playoff = max(match.round for match in _matches(tournament, count * advance))
+    tournament.bracket = {"seeds": seeds, "groups": groups, "group_rounds": group_rounds, "stage": GROUPS}
+    tournament.rounds = group_rounds + playoff
+    tournament.save(update_fields=["bracket", "rounds"])
+
+
+def _winner_slot(board: TournamentBoard, seeds: list) -> int:
+    """0 or 1: the slot (seat) of the board's winner; a tie goes to the better seed."""
+    top = board.placements[0]
+    if len(top) == 1:
+        return board.seat_ids.index(top[0])
+    first, second = board.seat_ids
+    return 0 if seeds.index(first) <= seeds.index(second) else 1
+
+
+def _bracket_seeds(tournament: Tournament) -> list:
+    bracket = tournament.bracket
+    return bracket["playoff_seeds"] if tournament.format == Format.GROUPS_PLAYOFF else bracket["seeds"]
+
+
+def bracket_state(tournament: Tournament) -> tuple[elimination.BracketState, set[str]]:
+    """The bracket now (B's ``bracket_state`` over the decided bracket boards) and the ids of the
+    bracket matches that already have a board."""
+    seeds = _bracket_seeds(tournament)
+    boards = list(tournament.boards.exclude(bracket_match=""))
+    results = {b.bracket_match: _winner_slot(b, seeds) for b in boards if b.finished_at is not None}
+    state = elimination.bracket_state(_matches(tournament, len(seeds)), seeds, results)
+    return state, {b.bracket_match for b in boards}
+
+
+def bracket_pair_next(tournament: Tournament, *, now: datetime) -> None:
+    """Pair the next round: a group-stage round, or every bracket match that became playable; finish
+    when the bracket has its placements."""
+    number = tournament.current_round + 1
+    bracket = dict(tournament.bracket)
+    if tournament.format == Format.GROUPS_PLAYOFF and bracket.get("stage") == GROUPS:
+        if number <= bracket["group_rounds"]:
+            _pair_groups(tournament, number, now=now)
+            return
+        rankings = group_rankings(tournament)
+        bracket["group_rankings"] = rankings
+        bracket["playoff_seeds"] = list(elimination.playoff_seeding(rankings, tournament.settings["advance"]))
+        bracket["stage"] = PLAYOFF
+        tournament.bracket = bracket
+        tournament.save(update_fields=["bracket"])
+    state, paired = bracket_state(tournament)
+    ready = [(match_id, a, b) for match_id, a, b in state.ready if match_id not in paired]
+    if not ready:
+        if not state.finished:
+            raise ServiceError("bracket_stuck", "no bracket match is playable and the bracket is not finished", 409)
+        finish(tournament, now=now)
+        return
+    seeds = _bracket_seeds(tournament)
+    results = {
+        b.bracket_match: _winner_slot(b, seeds)
+        for b in tournament.boards.exclude(bracket_match="").filter(finished_at__isnull=False)
+    }
+    create_round(
+        tournament,
+        number,
+        [[a, b] for _, a, b in ready],
+        seed=tournament.seed + number,
+        data={"seeds": seeds, "results": results, "byes": [list(bye) for bye in state.byes]},
+        stage=PLAYOFF if tournament.format == Format.GROUPS_PLAYOFF else "",
+        bracket_ids=[match_id for match_id, _, _ in ready],
+        now=now,
+    )
+
+
+def _pair_groups(tournament: Tournament, number: int, *, now: datetime) -> None:
+    """Round ``number`` of every group's Berger table at once (a group's byes are rounds off)."""
+    tables = []
+    for group in tournament.bracket["groups"]:
+        rounds = roundrobin.round_robin(group)
+        if number <= len(rounds):
+            tables += [[p.first] if p.is_bye else [p.first, p.second] for p in rounds[number - 1]]
+    data = {"groups": tournament.bracket["groups"], "berger_round": number}
+    create_round(tournament, number, tables, seed=tournament.seed + number, data=data, stage=GROUPS, now=now)
+
+
+def group_rankings(tournament: Tournament) -> list[list]:
+    """Each group's players best first, by the group's own round-robin results and tiebreaks."""
+    stage_rounds = tournament.bracket["group_rounds"]
+    boards = list(tournament.boards.filter(round__lte=stage_rounds, finished_at__isnull=False))
+    rankings = []
+    for group in tournament.bracket["groups"]:
+        members = set(group)
+        results = [
+            tiebreak_rules.Result(b.seat_ids[0], b.seat_ids[1], b.score_first, b.games_first, b.games_second)
+            for b in boards
+            if not b.is_bye and set(b.seat_ids) <= members and b.score_first is not None
+        ]
+        rows = tiebreak_rules.standings(group, results, tiebreaks=tournament.tiebreaks)
+        rankings.append([row.player for row in rows])
+    return rankings
+
+
+def final_placements(tournament: Tournament, rows: list) -> list[list] | None:
+    """Final placement groups (best first) once the bracket is decided; groups_playoff places the
+    players who did not reach the playoff after it, by their group position, then standings."""
+    if not tournament.bracket or (
+        tournament.format == Format.GROUPS_PLAYOFF and tournament.bracket.get("stage") != PLAYOFF
+    ):
+        return None
+    state, _ = bracket_state(tournament)
+    if not state.finished:
+        return None
+    placed = [list(group) for group in state.placements]
+    if tournament.format == Format.GROUPS_PLAYOFF:
+        order = {row.player: index for index, row in enumerate(rows)}
+        rankings = tournament.bracket["group_rankings"]
+        advance = tournament.settings["advance"]
+        for position in range(advance, max(len(group) for group in rankings)):
+            level = [group[position] for group in rankings if position < len(group)]
+            placed += [[pk] for pk in sorted(level, key=lambda pk: order.get(pk, len(order)))]
+    return placed
