@@ -96,7 +96,13 @@ class GameCreateSerializer(serializers.Serializer):
     time_control = serializers.JSONField(
         required=False,
         default=None,
-        help_text='A per-move clock, {"per_move_seconds": N}: a seat that lets it run out resigns (clocks).',
+        help_text='A clock: {"per_move_seconds": N}, {"bank_seconds": B, "increment_seconds": I} or '
+        '{"days_per_move": D}, optionally with "on_timeout": "loss" | "pass" | "default_move" (README, Clocks).',
+    )
+    spectator_delay_seconds = serializers.JSONField(
+        required=False,
+        default=0,
+        help_text="Spectators see the game as it was this many seconds ago (0-3600; seated players see it live).",
     )
 
     def validate_seats(self, value):
@@ -127,7 +133,11 @@ class MoveSerializer(serializers.Serializer):
 
 
 class GameSerializer(serializers.ModelSerializer):
+    """A game as the request's user may see it: a spectator held back by the spectator delay
+    gets the head of the delayed view (``selectors.game_sight``/``game_head``)."""
+
     seats = SeatSerializer(many=True, read_only=True)
+    clock = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField()
     head_hash = serializers.SerializerMethodField()
     window = serializers.SerializerMethodField()
@@ -151,12 +161,39 @@ class GameSerializer(serializers.ModelSerializer):
             "seed_sha256",
             "seed",
             "outcome",
+            "clock",
             "meta",
             "created_at",
             "started_at",
             "finished_at",
             "urls",
         ]
+
+    def _sight(self, game) -> selectors.Sight:
+        sights = self.__dict__.setdefault("_sights", {})
+        if game.pk not in sights:
+            request = self.context.get("request")
+            sights[game.pk] = selectors.game_sight(game=game, user=getattr(request, "user", None))
+        return sights[game.pk]
+
+    def to_representation(self, game):
+        data = super().to_representation(game)
+        sight = self._sight(game)
+        # The clock projection is the server's bookkeeping; "clock" shows it as the viewer may.
+        data["meta"] = {key: value for key, value in (game.meta or {}).items() if key != "clock_state"}
+        if sight.delayed:
+            request = self.context.get("request")
+            moderator = moderation.is_moderator(game=game, user=getattr(request, "user", None))
+            head = selectors.game_head(game=game, sight=sight, moderator=moderator)
+            data.update({key: head[key] for key in ("head_seq", "status", "actors", "window", "outcome", "clock")})
+            data.update(finished_at=None, seed=None, head_hash=None)
+        return data
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_clock(self, game) -> dict | None:
+        """Every seat's remaining time and whether it runs (None without a time control)."""
+        sight = self._sight(game)
+        return None if sight.delayed else selectors.clock_for(game=game, sight=sight)
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_seed(self, game) -> str | None:

@@ -141,6 +141,7 @@ class GameListView(generics.ListCreateAPIView):
             seats=data.validated_data["seats"],
             created_by=request.user,
             time_control=data.validated_data["time_control"],
+            spectator_delay_seconds=data.validated_data["spectator_delay_seconds"],
         )
         game = selectors.game_get(game_id=game.pk, viewer=request.user)
         return Response(s.GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
@@ -188,21 +189,23 @@ class GameAcceptView(APIView):
 class GameStateView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
     def get(self, request, pk):
-        """The state as the caller may see it: a seat sees its own hand, a spectator the public view."""
+        """The state as the caller may see it: a seat sees its own hand, a spectator the public view
+        (as it was ``spectator_delay_seconds`` ago, if the game has a delay). ``clock``: every
+        seat's remaining time and whether it runs."""
         game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
         moderator = moderation.is_moderator(game=game, user=request.user)
+        sight = selectors.game_sight(game=game, user=request.user)
+        head = selectors.game_head(game=game, sight=sight, moderator=moderator)
         return Response(
             {
                 "game": str(game.pk),
                 "seat": seat,
-                "head_seq": game.head_seq,
-                "status": game.status,
-                "actors": game.actors,
-                "window": s.GameSerializer().get_window(game),
-                "view": selectors.game_view(game=game, seat=seat, moderator=moderator),
+                **{key: head[key] for key in ("head_seq", "status", "actors", "window")},
+                "view": selectors.game_view(game=game, seat=seat, moderator=moderator, sight=sight),
                 "legal_moves": selectors.legal_moves(game=game, seat=seat),
-                "outcome": selectors.outcome_for(game=game, moderator=moderator),
+                "outcome": head["outcome"],
+                "clock": head["clock"],
             }
         )
 
@@ -223,7 +226,9 @@ class GameEventsView(APIView):
         limit = int_param(request, "limit", 500, 1, 1000)
         seat = selectors.seat_of(game=game, user=request.user)
         moderator = moderation.is_moderator(game=game, user=request.user)
-        return Response(selectors.events_for(game=game, seat=seat, after=after, limit=limit, moderator=moderator))
+        sight = selectors.game_sight(game=game, user=request.user)
+        events = selectors.events_for(game=game, seat=seat, after=after, limit=limit, moderator=moderator, sight=sight)
+        return Response(events)
 
 
 class GameLegalMovesView(APIView):
@@ -232,7 +237,8 @@ class GameLegalMovesView(APIView):
         """Every legal move for the caller's seat now (empty when it may not act)."""
         game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
-        return Response({"seat": seat, "head_seq": game.head_seq, "moves": selectors.legal_moves(game=game, seat=seat)})
+        head_seq = selectors.game_sight(game=game, user=request.user).seq  # a delayed spectator's seq
+        return Response({"seat": seat, "head_seq": head_seq, "moves": selectors.legal_moves(game=game, seat=seat)})
 
 
 def int_param(request, name: str, default: int, low: int, high: int) -> int:
@@ -347,6 +353,7 @@ class GameRecordView(APIView):
                 "the full record is public once the game is over; follow the events endpoint until then",
                 status.HTTP_409_CONFLICT,
             )
+        refuse_delayed_spectator(game, request)
         if not moderation.is_moderator(game=game, user=request.user) and moderation.hidden_contributions(game=game):
             # A record must replay and verify; one with contributions cut out would do neither.
             raise ApiError(
@@ -364,7 +371,21 @@ class GameVerificationView(APIView):
     @extend_schema(responses={200: s.VerificationSerializer, **ERRORS}, tags=["records"])
     def get(self, request, pk):
         """Replay the stored game: hash chain, every event legal, projection, and the seed once revealed."""
-        return Response(store.game_verify(game=load_game(pk, request.user)).to_json())
+        game = load_game(pk, request.user)
+        refuse_delayed_spectator(game, request)  # it counts and checks every event, the newest too
+        return Response(store.game_verify(game=game).to_json())
+
+
+def refuse_delayed_spectator(game: Game, request) -> None:
+    """409 for a spectator still held back by the game's spectator delay."""
+    sight = selectors.game_sight(game=game, user=request.user)
+    if sight.delayed:
+        raise ApiError(
+            "spectator_delay",
+            f"spectators see this game {sight.delay_seconds} s late; its whole record is public once its end is "
+            f"{sight.delay_seconds} s old - follow the events endpoint until then",
+            status.HTTP_409_CONFLICT,
+        )
 
 
 class RecordImportView(APIView):

@@ -1,13 +1,22 @@
-"""Reads of games and events as a given user may see them; nothing here writes."""
+"""Reads of games and events as a given user may see them; nothing here writes.
+
+What a viewer may see *now* is decided in one place, ``game_sight``: a seated player, staff and
+the game's creator see the game live; a spectator of a game with a spectator delay sees it as it
+was that many seconds ago (``Sight.seq``), and ``game_head``/``events_for`` build that view.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from . import moderation
+from . import clocks, moderation
 from .engines import REGISTRY, get_engine
-from .models import Event, Game, MatureConsent, Seat
+from .models import Event, Game, MatureConsent, Seat, Submission
 
 
 def may_see_mature(user) -> bool:
@@ -54,12 +63,19 @@ def seat_of(*, game: Game, user) -> int | None:
     return Seat.objects.filter(game=game, user=user).values_list("index", flat=True).first()
 
 
-def game_view(*, game: Game, seat: int | None, moderator: bool = False) -> dict | None:
-    """The engine's view for ``seat``, with hidden contributions replaced unless ``moderator``."""
+def game_view(*, game: Game, seat: int | None, moderator: bool = False, sight: Sight | None = None) -> dict | None:
+    """The engine's view for ``seat``, with hidden contributions replaced unless ``moderator``.
+
+    Without a ``sight`` a spectator (seat None, not a moderator) is held back by the game's
+    spectator delay: the safe default for a caller that does not know the viewer."""
     if game.state is None:
         return None
+    sight = sight or sight_for_seat(game=game, seat=seat, privileged=moderator)
     engine = get_engine(game.engine)
-    view = engine.view(engine.load_state(game.state), seat)
+    if sight.delayed:
+        view = engine.view(game_replay(game=game, upto=sight.seq).state, None)
+    else:
+        view = engine.view(engine.load_state(game.state), seat)
     redaction = moderation.redaction_for(game=game, moderator=moderator)
     return redaction.tree(view) if redaction else view
 
@@ -80,28 +96,259 @@ def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
 
 
 def events_for(
-    *, game: Game, seat: int | None, after: int = 0, limit: int = 500, moderator: bool = False
+    *,
+    game: Game,
+    seat: int | None,
+    after: int = 0,
+    limit: int = 500,
+    moderator: bool = False,
+    sight: Sight | None = None,
+    replay: Replay | None = None,
 ) -> list[dict]:
     """Events after ``after`` as ``seat`` may see them; every seq is present so gaps show.
 
-    Once the game is over the whole record is public and nothing is redacted for hidden cards; a
-    contribution a moderator hid stays hidden (text replaced by a marker) unless ``moderator``.
-    The default is the safe one, so every caller that does not know the viewer redacts.
+    Once the game is over (and, for a delayed spectator, past the delay) the whole record is
+    public and nothing is redacted for hidden cards; a contribution a moderator hid stays hidden
+    (text replaced by a marker) unless ``moderator``. The default is the safe one, so every caller
+    that does not know the viewer redacts, and a spectator without a ``sight`` is held back by
+    the spectator delay. A delayed spectator's events are redacted against the state at their
+    ``sight.seq`` (what was public then); ``replay`` may bring that state (a stream keeps one).
     """
-    # Only up to the head this game row was read at: a newer event must not be judged by an older
-    # state (an open game that started since would otherwise show its deal unredacted).
-    rows = Event.objects.filter(game=game, seq__gt=after, seq__lte=game.head_seq).order_by("seq")[:limit]
+    sight = sight or sight_for_seat(game=game, seat=seat, privileged=moderator)
+    # Only up to the head this game row was read at (or the delayed seq): a newer event must not be
+    # judged by an older state (an open game that started since would otherwise show its deal).
+    rows = Event.objects.filter(game=game, seq__gt=after, seq__lte=sight.seq).order_by("seq")[:limit]
     engine = get_engine(game.engine)
-    state = engine.load_state(game.state) if game.state is not None and not game.is_finished else None
+    state = None
+    if not sight.public and game.state is not None:
+        if sight.delayed:
+            state = _replay_at(game, sight, replay).state
+        else:
+            state = engine.load_state(game.state)
     out = []
     for row in rows:
         event = row.as_record()
         if state is not None:
-            event = engine.event_view(state, event, seat)
+            event = engine.event_view(state, event, None if sight.delayed else seat)
         item = {"seq": row.seq, **event, "created_at": row.created_at}
-        if game.is_finished:
+        if sight.public:
             # Not before: a hidden move has few possible contents, so its hash would give it away.
             item["hash"] = row.hash
         out.append(item)
     redaction = moderation.redaction_for(game=game, moderator=moderator)
     return [redaction.event(item) for item in out] if redaction else out
+
+
+# ---- the spectator delay ----------------------------------------------------------------------
+def spectator_delay(game: Game) -> int:
+    return int((game.meta or {}).get("spectator_delay_seconds") or 0)
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What a viewer may see of a game now.
+
+    ``seq``: the last event they may see. ``delayed``: a spectator held back by the spectator
+    delay - their state, clock and head are the replay at ``seq`` as of ``as_of`` (now minus the
+    delay), seen as a spectator. ``public``: the game is over and (for a delayed spectator) its
+    end is older than the delay, so the whole record, seed and hashes are public.
+    """
+
+    seq: int
+    delayed: bool
+    public: bool
+    as_of: datetime | None = None
+    delay_seconds: int = 0
+    next_at: datetime | None = None  # when a delayed spectator may see more (the next event or the end)
+
+
+def game_sight(*, game: Game, user, now: datetime | None = None) -> Sight:
+    """The one rule for what ``user`` may see of ``game`` now (API, streams and web pages use it).
+
+    Seated players see their own view live; so do staff and the game's creator (its moderators).
+    Anyone else, logged in or not, sees only events whose ``created_at`` is at least
+    ``spectator_delay_seconds`` old, and the state as it was after the last of them. A finished
+    game becomes public only once its end is older than the delay (a spectator never learns the
+    result, the seed or a hidden hand earlier than they would have while it ran).
+    """
+    privileged = seat_of(game=game, user=user) is not None or moderation.is_moderator(game=game, user=user)
+    return sight_for_seat(game=game, seat=None, privileged=privileged, now=now)
+
+
+def sight_for_seat(*, game: Game, seat: int | None, privileged: bool = False, now: datetime | None = None) -> Sight:
+    """``game_sight`` for a caller that already knows the viewer's seat (None: a spectator) and
+    whether they are privileged (staff or the game's creator)."""
+    delay = spectator_delay(game)
+    live = Sight(seq=game.head_seq, delayed=False, public=game.is_finished)
+    if delay == 0 or seat is not None or privileged or game.status == Game.Status.OPEN:
+        return live
+    as_of = (now or timezone.now()) - timedelta(seconds=delay)
+    if game.is_finished and game.finished_at is not None and game.finished_at <= as_of:
+        return live
+    hidden = (
+        Event.objects.filter(game=game, seq__lte=game.head_seq, created_at__gt=as_of)
+        .order_by("seq")
+        .values_list("seq", "created_at")
+        .first()
+    )
+    if hidden is not None:
+        seq, next_at = hidden[0] - 1, hidden[1] + timedelta(seconds=delay)
+    else:
+        seq = game.head_seq
+        next_at = game.finished_at + timedelta(seconds=delay) if game.finished_at else None
+    return Sight(seq=seq, delayed=True, public=False, as_of=as_of, delay_seconds=delay, next_at=next_at)
+
+
+# ---- replay and clocks ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Replay:
+    """The game replayed from its log up to ``seq``: the engine state, a bank clock derived from
+    the log (``games.clocks``), and ``at`` - the created_at of event ``seq``."""
+
+    seq: int
+    state: object
+    bank: clocks.Bank | None
+    at: datetime | None
+
+
+def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay:
+    """Replay ``game`` to event ``upto`` (continuing ``since`` when it is not past ``upto``).
+
+    A bank clock is derived from the log alone: each event's boundary is the receipt time of the
+    accepted submission it came from, else its ``created_at`` (``games.clocks`` says why)."""
+    engine = get_engine(game.engine)
+    clock = (game.meta or {}).get("time_control")
+    banked = bool(clock) and clocks.kind(clock) == "bank" and game.started_at is not None
+    if since is None or since.seq > upto:
+        state = engine.setup(game.config, game.seats.count())
+        bank = None
+        if banked:
+            bank = clocks.Bank.start(clock, game.seats.count(), game.started_at, _running(engine, state))
+        since = Replay(0, state, bank, game.started_at)
+    state, bank, at = since.state, since.bank, since.at
+    rows = list(game.events.filter(seq__gt=since.seq, seq__lte=upto).order_by("seq"))
+    receipts = {}
+    if banked and rows:
+        receipts = dict(
+            Submission.objects.filter(
+                game=game, status=Submission.Status.ACCEPTED, event_seq__gt=since.seq, event_seq__lte=upto
+            ).values_list("event_seq", "received_at")
+        )
+    for row in rows:
+        state = engine.apply(state, row.as_record())
+        at = row.created_at
+        if bank is not None:
+            bank = bank.step(
+                boundary=receipts.get(row.seq, row.created_at),
+                mover=row.seat if row.kind == "move" else None,
+                running=_running(engine, state),
+                increment_ms=int(clock["increment_seconds"] * 1000),
+            )
+    return Replay(rows[-1].seq if rows else since.seq, state, bank, at)
+
+
+def _replay_at(game: Game, sight: Sight, replay: Replay | None) -> Replay:
+    """``replay`` if it is at ``sight.seq``, else a replay of the game to there."""
+    if replay is not None and replay.seq == sight.seq:
+        return replay
+    return game_replay(game=game, upto=sight.seq, since=replay)
+
+
+def _running(engine, state) -> tuple[int, ...]:
+    # The same rule as services._running (a selector may not import the write side's internals).
+    if engine.outcome(state) is not None or engine.chance_due(state) or engine.deadline(state) is not None:
+        return ()
+    return tuple(sorted(engine.actors(state)))
+
+
+def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None = None, now=None) -> dict | None:
+    """The game's clock as ``sight`` allows: ``{"kind", "on_timeout", "paused", "seats":
+    [{"seat", "remaining_ms", "running"}]}``; None for a game without a time control.
+
+    Live, a bank reads its projection and a per-move clock its window; a delayed spectator gets
+    the clock of the replay at ``sight.seq`` as of ``sight.as_of``."""
+    clock = (game.meta or {}).get("time_control")
+    if not clock or game.status == Game.Status.OPEN:
+        return None
+    seats = game.seats.count()
+    engine = get_engine(game.engine)
+    delayed = sight is not None and sight.delayed
+    if delayed:
+        replay = _replay_at(game, sight, replay)
+        moment, over = sight.as_of, engine.outcome(replay.state) is not None
+        window = None if over else engine.deadline(replay.state)
+        actors = () if over else tuple(sorted(engine.actors(replay.state)))
+    else:
+        moment, over = now or timezone.now(), game.is_finished
+        window = None if over or not game.window or game.window.startswith("clock-") else game.window
+        actors = () if over else tuple(game.actors)
+    out = {"kind": clocks.kind(clock), "on_timeout": clock.get("on_timeout", "loss"), "paused": window is not None}
+    if clocks.kind(clock) == "bank":
+        if delayed:
+            bank = replay.bank
+        else:
+            bank = clocks.Bank.from_json(game.meta["clock_state"]) if "clock_state" in game.meta else None
+        if bank is None:
+            return {**out, "seats": []}
+        left = bank.at(moment)
+        running = () if over else bank.running
+        out["seats"] = [{"seat": s, "remaining_ms": left[s], "running": s in running} for s in range(seats)]
+        return out
+    full = int(clocks.move_seconds(clock) * 1000)
+    if delayed:
+        opened = replay.at
+    else:
+        opened = game.window_opened_at if game.window.startswith("clock-") else None
+    running = () if over or window is not None or opened is None else actors
+    left = max(0, full - int((moment - opened) / timedelta(milliseconds=1))) if running else full
+    out["seats"] = [
+        {"seat": s, "remaining_ms": left if s in running else full, "running": s in running} for s in range(seats)
+    ]
+    return out
+
+
+def game_head(*, game: Game, sight: Sight, moderator: bool = False, replay: Replay | None = None) -> dict:
+    """The head of ``game`` as ``sight`` allows: ``head_seq``, ``status``, ``actors``, ``window``,
+    ``outcome``, ``clock`` and ``finished_at`` - live from the game row, or for a delayed
+    spectator from the replay at ``sight.seq`` (a window's times are those of event ``seq``)."""
+    if not sight.delayed:
+        window = None
+        if game.window:
+            window = {"id": game.window, "opened_at": game.window_opened_at, "deadline_at": game.deadline_at}
+        return {
+            "head_seq": game.head_seq,
+            "status": game.status,
+            "actors": game.actors,
+            "window": window,
+            "outcome": outcome_for(game=game, moderator=moderator),
+            "clock": clock_for(game=game, sight=sight),
+            "finished_at": game.finished_at,
+        }
+    replay = _replay_at(game, sight, replay)
+    engine = get_engine(game.engine)
+    outcome = engine.outcome(replay.state)
+    clock = clock_for(game=game, sight=sight, replay=replay)
+    window = None
+    deadline = None if outcome is not None else engine.deadline(replay.state)
+    if deadline is not None:
+        window = {
+            "id": deadline.window,
+            "opened_at": replay.at,
+            "deadline_at": replay.at + timedelta(seconds=deadline.seconds),
+        }
+    elif clock is not None and any(seat["running"] for seat in clock["seats"]) and outcome is None:
+        window = {"id": f"clock-{replay.seq}", "opened_at": replay.at, "deadline_at": None}
+    outcome_json = None
+    if outcome is not None:
+        outcome_json = outcome.to_json()
+        redaction = moderation.redaction_for(game=game, moderator=moderator)
+        outcome_json = redaction.tree(outcome_json) if redaction else outcome_json
+    return {
+        "head_seq": replay.seq,
+        "status": Game.Status.FINISHED if outcome is not None else Game.Status.RUNNING,
+        "actors": [] if outcome is not None else sorted(engine.actors(replay.state)),
+        "window": window,
+        "outcome": outcome_json,
+        "clock": clock,
+        "finished_at": None,
+    }

@@ -17,8 +17,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from . import clocks
 from .engines import get_engine
-from .engines.base import Deadline, Engine, RuleError
+from .engines.base import Engine, RuleError
 from .engines.chance import ChanceStream
 from .models import Event, Game, MatureConsent, Seat, Submission
 from .records import canonical_json
@@ -50,19 +51,29 @@ def game_create(
     created_by: AbstractBaseUser | None,
     names: list[str] | None = None,
     time_control: dict | None = None,
+    spectator_delay_seconds: int = 0,
 ) -> Game:
     """A new server game; it starts (and deals) as soon as every seat has a player.
 
-    ``time_control`` (``{"per_move_seconds": N}``) is a game setting, not engine config: the
-    engine's rules and record stay the same, the service keeps the clock (see ``_clock``).
+    ``time_control`` (``games.clocks``: per move, a Fischer bank, or days per move) and
+    ``spectator_delay_seconds`` are game settings kept in ``meta``, not engine config: the
+    engine's rules and record stay the same, the service keeps the clock (see ``_clock_window``)
+    and the selectors hold spectators back (``selectors.game_sight``).
     """
-    clock = _time_control_check(time_control)
     try:
         engine = get_engine(engine_slug)
         engine.check_seats(len(seats))
         full_config = engine.validate_config(config)
     except RuleError as error:
         raise ServiceError(error.code, error.message) from None
+    try:
+        clock = clocks.parse_time_control(time_control, engine.slug)
+    except clocks.TimeControlError as error:
+        raise ServiceError("bad_time_control", error.message) from None
+    meta = {"time_control": clock} if clock else {}
+    delay = _spectator_delay_check(spectator_delay_seconds)
+    if delay:
+        meta["spectator_delay_seconds"] = delay
     users = [user for user in seats if user is not None]
     if len({user.pk for user in users}) != len(users):
         raise ServiceError("duplicate_player", "a player can hold only one seat of a game")
@@ -76,7 +87,7 @@ def game_create(
         seed=seed,
         seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
         created_by=created_by,
-        meta={"time_control": clock} if clock else {},
+        meta=meta,
     )
     now = timezone.now()
     for index, user in enumerate(seats):
@@ -89,25 +100,37 @@ def game_create(
 
 
 CLOCK_PREFIX = "clock-"
-MAX_PER_MOVE_SECONDS = 7 * 24 * 3600
+CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (games.clocks.Bank)
 
 
-def _time_control_check(time_control) -> dict | None:
-    if time_control is None:
-        return None
-    seconds = time_control.get("per_move_seconds") if isinstance(time_control, dict) else None
+def _spectator_delay_check(seconds) -> int:
     if (
-        not isinstance(time_control, dict)
-        or set(time_control) != {"per_move_seconds"}
-        or isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not 1 <= seconds <= MAX_PER_MOVE_SECONDS
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int)
+        or not (0 <= seconds <= clocks.MAX_SPECTATOR_DELAY_SECONDS)
     ):
         raise ServiceError(
-            "bad_time_control",
-            f'time_control is {{"per_move_seconds": N}} with N from 1 to {MAX_PER_MOVE_SECONDS} seconds',
+            "bad_spectator_delay",
+            f"spectator_delay_seconds is a whole number of seconds from 0 to {clocks.MAX_SPECTATOR_DELAY_SECONDS}",
         )
-    return {"per_move_seconds": seconds}
+    return seconds
+
+
+@transaction.atomic
+def game_spectator_delay_set(*, game_id, seconds: int) -> Game:
+    """Set the spectator delay of a game that has not ended (a tournament sets it on the games it
+    creates). Spectators - anyone not seated, not staff and not the game's creator - then see
+    the game as it was ``seconds`` ago (``selectors.game_sight``); 0 shows it live."""
+    game = _lock(game_id)
+    delay = _spectator_delay_check(seconds)
+    if game.is_finished:
+        raise ServiceError("game_over", "the game is over; its spectator delay can no longer change", status=409)
+    meta = {key: value for key, value in (game.meta or {}).items() if key != "spectator_delay_seconds"}
+    if delay:
+        meta["spectator_delay_seconds"] = delay
+    game.meta = meta
+    game.save(update_fields=["meta"])
+    return game
 
 
 def _require_consent(users) -> None:
@@ -197,6 +220,10 @@ def _start(game: Game, engine: Engine) -> None:
     state = engine.setup(game.config, game.seats.count())
     game.status = Game.Status.RUNNING
     game.started_at = timezone.now()
+    clock = (game.meta or {}).get("time_control")
+    if clock and clocks.kind(clock) == "bank":
+        bank = clocks.Bank.start(clock, game.seats.count(), game.started_at, _running(engine, state))
+        game.meta = {**game.meta, CLOCK_STATE: bank.to_json()}
     state = _settle(game, engine, state)
     _save_head(game, engine, state)
 
@@ -306,7 +333,7 @@ def _decide(game: Game, engine: Engine, state, submission: Submission):
             event = {"kind": "system", "data": {"type": "resign", "seat": submission.seat}}
         else:
             event = {"kind": "move", "seat": submission.seat, "data": submission.payload}
-        state = _append(game, engine, state, event)
+        state = _append(game, engine, state, event, received_at=submission.received_at)
         state = _settle(game, engine, state)
     except (RuleError, ServiceError) as error:
         submission.status = Submission.Status.REJECTED
@@ -325,23 +352,43 @@ def _close_if_overdue(game: Game, engine: Engine, state, moment):
     if moment < game.deadline_at:
         return state
     if game.window.startswith(CLOCK_PREFIX):
-        return _clock_expire(game, engine, state)
+        return _clock_expire(game, engine, state, game.deadline_at)
     event = {"kind": "system", "data": {"type": "close_window", "window": game.window}}
     state = _append(game, engine, state, event)
     return _settle(game, engine, state)
 
 
 # ---- the append path --------------------------------------------------------------------------
-def _append(game: Game, engine: Engine, state, event: dict):
-    """Run the engine and append the event; the caller holds the game row lock."""
+def _append(game: Game, engine: Engine, state, event: dict, *, received_at=None):
+    """Run the engine and append the event; the caller holds the game row lock.
+
+    ``received_at``: the receipt time of the submission the event comes from - the boundary a
+    bank clock charges up to (``games.clocks``); other events count from their ``created_at``.
+    """
     new_state = engine.apply(state, event)
     seq = game.head_seq + 1
     digest = event_hash(game.head_hash, seq, event)
-    Event.objects.create(
+    row = Event.objects.create(
         game=game, seq=seq, kind=event["kind"], seat=event.get("seat"), payload=event["data"], hash=digest
     )
     game.head_seq, game.head_hash = seq, digest
+    if CLOCK_STATE in (game.meta or {}):
+        bank = clocks.Bank.from_json(game.meta[CLOCK_STATE]).step(
+            boundary=received_at or row.created_at,
+            mover=event.get("seat") if event["kind"] == "move" else None,
+            running=_running(engine, new_state),
+            increment_ms=int(game.meta["time_control"]["increment_seconds"] * 1000),
+        )
+        game.meta = {**game.meta, CLOCK_STATE: bank.to_json()}
     return new_state
+
+
+def _running(engine: Engine, state) -> tuple[int, ...]:
+    """The seats a bank charges after this state: those to act, unless the game is over or an
+    engine window is open (its own deadline takes precedence and pauses the bank)."""
+    if engine.outcome(state) is not None or engine.chance_due(state) or engine.deadline(state) is not None:
+        return ()
+    return tuple(sorted(engine.actors(state)))
 
 
 def _settle(game: Game, engine: Engine, state):
@@ -354,42 +401,68 @@ def _settle(game: Game, engine: Engine, state):
         game.status = Game.Status.FINISHED
         game.finished_at = timezone.now()
         game.outcome = outcome.to_json()
-    deadline = None if outcome is not None else (engine.deadline(state) or _clock(game, engine, state))
-    if deadline is None:
+    deadline = None if outcome is not None else engine.deadline(state)
+    if deadline is not None:
+        if deadline.window != game.window:
+            now = timezone.now()
+            game.window, game.window_opened_at = deadline.window, now
+            game.deadline_at = now + timedelta(seconds=deadline.seconds)
+        return state
+    window = None if outcome is not None else _clock_window(game, engine, state)
+    if window is None:
         game.window, game.window_opened_at, game.deadline_at = "", None, None
-    elif deadline.window != game.window:
-        now = timezone.now()
-        game.window, game.window_opened_at = deadline.window, now
-        game.deadline_at = now + timedelta(seconds=deadline.seconds)
+    elif window[0] != game.window:
+        game.window, game.window_opened_at, game.deadline_at = window
     return state
 
 
-def _clock(game: Game, engine: Engine, state) -> Deadline | None:
-    """The per-move clock of a game with a time control: every recorded event gives the seats to
-    act a fresh ``per_move_seconds``. An engine's own window (a reaction window, a timed
-    simultaneous choice) takes precedence and pauses the clock. It reuses the window machinery
-    (timer task, beat sweep, receipt-time fairness) under a window id no engine uses."""
+def _clock_window(game: Game, engine: Engine, state):
+    """The clock of a game with a time control, as a window ``(id, opened_at, deadline_at)``.
+
+    Per-move and correspondence clocks give the seats to act a fresh allowance with every recorded
+    event; a bank clock's deadline is when the first running seat's bank runs out. An engine's own
+    window takes precedence and pauses the clock (``_settle`` asks the engine first). The clock
+    reuses the window machinery (timer task, beat sweep, receipt-time fairness) under a window id
+    no engine uses."""
     clock = (game.meta or {}).get("time_control")
     if not clock or game.status != Game.Status.RUNNING:
         return None
-    actors = tuple(sorted(engine.actors(state)))
-    if not actors:
+    window_id = f"{CLOCK_PREFIX}{game.head_seq}"
+    if clocks.kind(clock) == "bank":
+        bank = clocks.Bank.from_json(game.meta[CLOCK_STATE])
+        deadline = bank.deadline()
+        return None if deadline is None else (window_id, bank.mark, deadline)
+    if not engine.actors(state):
         return None
-    return Deadline(window=f"{CLOCK_PREFIX}{game.head_seq}", seconds=clock["per_move_seconds"], seats=actors)
+    now = timezone.now()
+    return window_id, now, now + timedelta(seconds=clocks.move_seconds(clock))
 
 
-def _clock_expire(game: Game, engine: Engine, state):
-    """The clock ran out: each seat still to act resigns, marked ``"reason": "timeout"`` (engines
-    read only ``seat`` of a resign), in seat order until the game is over. Several seats out of time
-    together therefore lose in seat order - the engines have no "all flagged" event to do better."""
-    for seat in sorted(engine.actors(state)):
+def _clock_expire(game: Game, engine: Engine, state, deadline):
+    """The clock ran out at ``deadline``: each seat out of time (every seat to act of a per-move
+    clock; the running seats whose bank is empty) gets the game's ``on_timeout``: a resign marked
+    ``"reason": "timeout"`` ("loss"), or the engine's pass or first ordinary legal move, marked the
+    same way (engines read only the move's own fields). Seats go in seat order until the game is
+    over, so several seats out of time together lose in seat order - the engines have no "all
+    flagged" event to do better."""
+    clock = game.meta["time_control"]
+    if clocks.kind(clock) == "bank":
+        out = clocks.Bank.from_json(game.meta[CLOCK_STATE]).out_of_time(deadline)
+    else:
+        out = sorted(engine.actors(state))
+    for seat in out:
         if engine.outcome(state) is not None or seat not in engine.actors(state):
             continue
-        event = {"kind": "system", "data": {"type": "resign", "seat": seat, "reason": "timeout"}}
-        try:
-            state = _settle(game, engine, _append(game, engine, state, event))
-        except RuleError:
-            log.warning("game %s: the engine refused a timeout resign of seat %s", game.pk, seat)
+        move = clocks.timeout_move(game.engine, clock.get("on_timeout", "loss"), engine.legal_moves(state, seat))
+        events = [{"kind": "system", "data": {"type": "resign", "seat": seat, "reason": "timeout"}}]
+        if move is not None:
+            events.insert(0, {"kind": "move", "seat": seat, "data": {**move, "reason": "timeout"}})
+        for event in events:
+            try:
+                state = _settle(game, engine, _append(game, engine, state, event))
+                break
+            except RuleError:
+                log.warning("game %s: the engine refused the timeout event %s of seat %s", game.pk, event, seat)
     return _settle(game, engine, state)
 
 

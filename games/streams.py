@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
-from . import selectors
+from . import moderation, selectors
 from .models import Game, Seat
 
 log = logging.getLogger("kifu.streams")
@@ -257,6 +257,8 @@ class _Clock:
 
     def __init__(self, duration: float, gone: Callable[[], bool]) -> None:
         self.end = time.monotonic() + duration
+        # Look again at this monotonic time even without a notice (a delayed spectator's next event).
+        self.wake_at: float | None = None
         self.keepalive = float(settings.KIFU_STREAM_KEEPALIVE_SECONDS)
         self.poll = float(settings.KIFU_STREAM_POLL_SECONDS)
         self.gone = gone
@@ -281,9 +283,15 @@ class _Clock:
                 self.last_output = time.monotonic()
                 yield self.NEWS, []  # re-read on every keep-alive: a lost notice only delays news
                 return
+            if self.wake_at is not None and now >= self.wake_at:
+                self.wake_at = None
+                yield self.NEWS, []
+                return
             live = BUS.live
             # Wake at least every second to notice a client that hung up.
             step = min(self.end - now, self.keepalive - (now - self.last_output), 1.0)
+            if self.wake_at is not None:
+                step = min(step, self.wake_at - now)
             if not live:
                 step = min(step, self.poll)
             idle = now - idle_from
@@ -303,15 +311,17 @@ def _window_json(game: Game) -> dict | None:
     return {"id": game.window, "opened_at": game.window_opened_at, "deadline_at": game.deadline_at}
 
 
-def _head_json(game: Game, seat: int | None) -> dict:
+def _head_json(game: Game, seat: int | None, sight: selectors.Sight, replay: selectors.Replay | None) -> dict:
+    head = selectors.game_head(game=game, sight=sight, replay=replay)  # hidden contributions replaced
     data = {
         "game": str(game.pk),
-        "head_seq": game.head_seq,
-        "status": game.status,
+        "head_seq": head["head_seq"],
+        "status": head["status"],
         "seat": seat,
-        "actors": game.actors,
-        "window": _window_json(game),
-        "outcome": selectors.outcome_for(game=game),  # hidden contributions replaced (games.moderation)
+        "actors": head["actors"],
+        "window": head["window"],
+        "outcome": head["outcome"],
+        "clock": head["clock"],
     }
     if seat is not None and seat in game.actors and not game.is_finished:
         data["legal_moves"] = selectors.legal_moves(game=game, seat=seat)
@@ -324,14 +334,17 @@ def game_feed(
     """A game's events after ``after`` as ``user`` may see them, live, until the game ends.
 
     Yields ``event`` messages (id = seq), a ``head`` message after each batch (status, actors,
-    window and - for a seat that may act - its legal moves), None when a keep-alive is due, and a
-    final ``end`` (``reason``: ``finished`` or ``timeout``). Events are read only up to the head
-    seq of the game row read just before them: the redaction state and the events then agree even
-    if more events commit in between.
+    window, clock and - for a seat that may act - its legal moves), None when a keep-alive is due,
+    and a final ``end`` (``reason``: ``finished`` or ``timeout``). Events are read only up to the
+    head seq of the game row read just before them: the redaction state and the events then agree
+    even if more events commit in between. A spectator held back by the game's spectator delay
+    (``selectors.game_sight``) gets each event once it is that old: the feed wakes itself when
+    the next one passes the delay, and ends only once the game's end has.
     """
     waiter = BUS.listen(channel(game_id))
     clock = _Clock(duration, gone)
-    cursor, announced, seat, seat_known = after, None, None, False
+    cursor, announced, seat, seat_known, privileged = after, None, None, False, None
+    replay: selectors.Replay | None = None
     try:
         while True:
             game = Game.objects.filter(pk=game_id).first()
@@ -340,20 +353,30 @@ def game_feed(
             if not seat_known:
                 seat = selectors.seat_of(game=game, user=user)
                 seat_known = game.status != Game.Status.OPEN  # seats change only while open
-            while cursor < game.head_seq:
-                limit = min(EVENT_BATCH, game.head_seq - cursor)
-                events = selectors.events_for(game=game, seat=seat, after=cursor, limit=limit)
+            if privileged is None:
+                privileged = moderation.is_moderator(game=game, user=user)
+            sight = selectors.sight_for_seat(game=game, seat=seat, privileged=privileged)
+            if sight.delayed:
+                replay = selectors.game_replay(game=game, upto=sight.seq, since=replay)
+                clock.wake_at = _monotonic_at(sight.next_at)
+            else:
+                replay, clock.wake_at = None, None
+            while cursor < sight.seq:
+                limit = min(EVENT_BATCH, sight.seq - cursor)
+                events = selectors.events_for(
+                    game=game, seat=seat, after=cursor, limit=limit, sight=sight, replay=replay
+                )
                 if not events:
                     break
                 for event in events:
                     yield Message("event", event, str(event["seq"]))
                     cursor = event["seq"]
                 clock.sent()
-            if announced != (game.head_seq, seat):
-                yield Message("head", _head_json(game, seat))
-                announced = (game.head_seq, seat)
+            if announced != (sight.seq, seat, sight.public, game.status):
+                yield Message("head", _head_json(game, seat, sight, replay))
+                announced = (sight.seq, seat, sight.public, game.status)
                 clock.sent()
-            if game.is_finished and cursor >= game.head_seq:
+            if game.is_finished and not sight.delayed and cursor >= game.head_seq:
                 yield Message("end", {"game": str(game.pk), "reason": "finished", "head_seq": game.head_seq})
                 return
             for what, _notices in clock.wait(waiter):
@@ -366,6 +389,13 @@ def game_feed(
                     return
     finally:
         BUS.leave(waiter)
+
+
+def _monotonic_at(moment) -> float | None:
+    """``moment`` (a wall-clock datetime) on the monotonic clock the stream waits on."""
+    if moment is None:
+        return None
+    return time.monotonic() + max(0.0, moment.timestamp() - time.time()) + 0.01
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,15 @@ def submissions_sweep() -> int:
     return services.submissions_sweep(older_than=settings.KIFU_SUBMISSION_REQUEUE_SECONDS)
 
 
+# A deadline further away than this gets no ETA task: beat's deadlines sweep closes it. A broker
+# holds an ETA task in a worker's memory until it is due (and Redis redelivers unacked ones after
+# its visibility timeout), which is wrong for a correspondence game's days.
+ETA_HORIZON_SECONDS = 3600
+
+
 def schedule_window_close(game_id, window: str, deadline) -> None:
     """Set the timer for an open window. Embedded mode has no broker that can wait, so its
     scheduler thread (games.scheduler) sweeps overdue windows instead."""
-    if settings.EMBEDDED:
+    if settings.EMBEDDED or (deadline - timezone.now()).total_seconds() > ETA_HORIZON_SECONDS:
         return
     window_close_task.apply_async((str(game_id), window), eta=deadline)

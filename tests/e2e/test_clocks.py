@@ -50,7 +50,7 @@ def test_a_bad_time_control_is_refused(time_control):
 def test_the_clock_is_a_window_that_restarts_with_every_event():
     oya, ko = make_user("oya"), make_user("ko")
     game = clocked(oya, ko)
-    assert game.meta == {"time_control": {"per_move_seconds": 60}}
+    assert game.meta == {"time_control": {"per_move_seconds": 60, "on_timeout": "loss"}}
     assert game.window == f"clock-{game.head_seq}" and game.deadline_at - game.window_opened_at == timedelta(seconds=60)
     first = game.window
     card = legal_moves(game=game, seat=0)[0]
@@ -92,7 +92,7 @@ def test_a_clocked_nine_card_game_ends_on_time_on_the_stack(stack, players):
     )
     assert response.status_code == 201, response.text
     game = response.json()
-    assert game["meta"]["time_control"] == {"per_move_seconds": 1} and game["window"]["id"].startswith("clock-")
+    assert game["meta"]["time_control"] == {"per_move_seconds": 1, "on_timeout": "loss"} and game["window"]["id"].startswith("clock-")
     card = oya.get(f"/api/games/{game['id']}/legal-moves").json()["moves"][0]
     assert oya.move(game["id"], card).json()["status"] == "accepted"
     # ko never moves: the clock runs out and ko resigns on time.
