@@ -1,12 +1,16 @@
-"""Random bots play each other over HTTP: results, and throughput as a benchmark.
+"""Bots play each other over HTTP: results, and throughput as a benchmark.
 
     python -m bots.arena --games 20 --engine nine-card --base-url http://127.0.0.1:8000
-                         [--players N] [--parallel 2] [--config '{"commit_seconds": 30}'] [--seed 1] [--json]
+                         [--bots heuristic,random] [--players N] [--parallel 2]
+                         [--config '{"commit_seconds": 30}'] [--seed 1] [--json]
 
-It makes one account per seat, then plays ``--games`` games, ``--parallel`` at a time; in every
-game each bot follows its own game stream and answers with random legal moves. Seats rotate from
-game to game. Account set-up is outside the timed part. It prints one line per game and a summary
-with games/min and moves/s: numbers to compare between runs on one machine, not a pass mark.
+It makes one bot account per seat (``"bot": true``), then plays ``--games`` games, ``--parallel``
+at a time; in every game each bot follows its own game stream and answers with the move of its
+kind: ``random`` or ``heuristic`` (``--bots``: one kind per bot, comma-separated; a single kind
+is used for every seat; default all random). Seats rotate from game to game, so each bot plays
+every seat. Account set-up is outside the timed part. It prints one line per game and a summary
+with wins per bot and games/min and moves/s: numbers to compare between runs on one machine, not
+a pass mark.
 
 Every bot holds one open stream, and each open stream holds one web thread (gunicorn gthread):
 keep ``parallel x players`` well below the server's ``workers x threads`` (bin/serve: 1 x 8), or
@@ -27,7 +31,8 @@ from dataclasses import dataclass
 
 from kifu_client import KifuClient, KifuError
 
-from .random_bot import BotResult, RandomBot
+from .heuristics import KINDS, strategy_for
+from .random_bot import Bot, BotResult
 
 
 @dataclass
@@ -56,17 +61,19 @@ class GameResult:
         return [self.names[outcome["ranking"][0][0]]]
 
 
-def make_bots(base_url: str, players: int, *, mature: bool) -> list[tuple[str, KifuClient, int]]:
-    """One new account per seat. For a mature game the operator has vouched for the bot accounts
-    (``--mature-consent``), and each one confirms it as the API asks of every player."""
+def make_bots(base_url: str, players: int, *, mature: bool, kinds: list[str] | None = None) -> list[tuple]:
+    """One new bot account per seat, named after its kind: ``(name, client, index, kind)``. For a
+    mature game the operator has vouched for the bot accounts (``--mature-consent``), and each
+    one confirms it as the API asks of every player."""
     tag = secrets.token_hex(3)
+    kinds = kinds or ["random"] * players
     bots = []
     for index in range(players):
-        name = f"arena-{tag}-{index}"
-        client = KifuClient.create_account(base_url, name, secrets.token_urlsafe(12))
+        name = f"arena-{tag}-{index}-{kinds[index]}"
+        client = KifuClient.create_account(base_url, name, secrets.token_urlsafe(12), bot=True)
         if mature:
             client.mature_consent(adult=True, consent=True)
-        bots.append((name, client, index))
+        bots.append((name, client, index, kinds[index]))
     return bots
 
 
@@ -75,21 +82,22 @@ def play_game(
 ) -> GameResult:
     shift = number % len(bots)
     seated = bots[shift:] + bots[:shift]  # rotate the seats from game to game
-    names = [name for name, _, _ in seated]
+    names = [name for name, *_ in seated]
     started = time.perf_counter()
     game = seated[0][1].create_game(engine, names, config)
     if mature:  # each player accepts the seat given to them; the last acceptance starts the game
-        for _, client, _ in seated[1:]:
+        for _, client, *_ in seated[1:]:
             client.accept(game["id"])
     results: list[BotResult | None] = [None] * len(seated)
 
-    def run(position: int, client: KifuClient, index: int) -> None:
+    def run(position: int, client: KifuClient, index: int, kind: str) -> None:
         bot_seed = None if seed is None else seed * 1000 + number * 10 + index
-        results[position] = RandomBot(client, seed=bot_seed, wait=wait).play(game["id"])
+        bot = Bot.of_kind(kind, client, engine, seed=bot_seed, wait=wait)
+        results[position] = bot.play(game["id"])
 
     threads = [
-        threading.Thread(target=run, args=(position, client, index), name=f"bot-{number}-{position}")
-        for position, (_, client, index) in enumerate(seated)
+        threading.Thread(target=run, args=(position, client, index, kind), name=f"bot-{number}-{position}")
+        for position, (_, client, index, kind) in enumerate(seated)
     ]
     for thread in threads:
         thread.start()
@@ -110,22 +118,33 @@ def run(
     seed: int | None = None,
     wait: float = 10.0,
     mature_consent: bool = False,
+    bots: list[str] | None = None,
     out=sys.stdout,
 ) -> dict:
-    """Play the games and return the summary (also printed to ``out`` unless it is None)."""
+    """Play the games and return the summary (also printed to ``out`` unless it is None).
+
+    ``bots`` is one kind per seat (or one kind for all); the default is all random."""
     info = KifuClient(base_url).engine(engine)
     if info["mature"] and not mature_consent:
         raise ValueError(f"{engine} is a mature game: its players must consent; pass --mature-consent to let the bots")
-    players = players or info["min_players"]
-    bots = make_bots(base_url, players, mature=info["mature"])
+    kinds = list(bots or ["random"])
+    players = players or (len(kinds) if len(kinds) > 1 else info["min_players"])
+    if len(kinds) == 1:
+        kinds *= players
+    if len(kinds) != players:
+        raise ValueError(f"--bots names {len(kinds)} bots for {players} players; name one per seat or one for all")
+    for kind in set(kinds):
+        strategy_for(kind, engine)  # an unknown kind or game fails before any account is made
+    seated_bots = make_bots(base_url, players, mature=info["mature"], kinds=kinds)
     say = (lambda line: print(line, file=out, flush=True)) if out is not None else (lambda line: None)
-    say(f"arena: {games} {engine} games, {players} random bots, {parallel} at a time, at {base_url}")
+    say(f"arena: {games} {engine} games, bots {','.join(kinds)}, {parallel} at a time, at {base_url}")
 
     started = time.perf_counter()
     results: list[GameResult] = []
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         futures = [
-            pool.submit(play_game, n, engine, config or {}, bots, seed, wait, info["mature"]) for n in range(games)
+            pool.submit(play_game, n, engine, config or {}, seated_bots, seed, wait, info["mature"])
+            for n in range(games)
         ]
         for future in futures:
             result = future.result()
@@ -145,8 +164,10 @@ def run(
         "games": games,
         "finished": sum(result.finished for result in results),
         "players": players,
+        "bots": kinds,
         "parallel": parallel,
-        "wins": {name: wins.get(name, 0) for name, _, _ in bots},
+        "wins": {name: wins.get(name, 0) for name, *_ in seated_bots},
+        "wins_by_kind": {kind: sum(wins.get(name, 0) for name, *_, k in seated_bots if k == kind) for kind in kinds},
         "draws": sum(1 for result in results if result.finished and not result.winners()),
         "moves": moves,
         "rejected": dict(rejected),
@@ -169,7 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, required=True, help="how many games to play")
     parser.add_argument("--engine", required=True, help="a game slug from /api/engines")
     parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="the Kifu server")
-    parser.add_argument("--players", type=int, help="players per game (default: the game's minimum)")
+    parser.add_argument(
+        "--bots",
+        type=lambda text: [kind.strip() for kind in text.split(",")],
+        default=["random"],
+        help=f"bot kinds, one per seat or one for all, comma-separated: {', '.join(KINDS)} (default random)",
+    )
+    parser.add_argument("--players", type=int, help="players per game (default: one per --bots, else the minimum)")
     parser.add_argument("--parallel", type=int, default=2, help="games at a time (each bot holds a stream)")
     parser.add_argument("--config", type=json.loads, default={}, help="game config flags as a JSON object")
     parser.add_argument("--seed", type=int, help="seed the bots' choices")
@@ -192,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             wait=args.wait,
             mature_consent=args.mature_consent,
+            bots=args.bots,
         )
     except (KifuError, ValueError) as error:
         print(f"arena: {error}", file=sys.stderr)

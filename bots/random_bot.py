@@ -1,8 +1,10 @@
-"""A bot that plays any Kifu game with uniformly random legal moves, driven by the game stream.
+"""Bots that play any Kifu game driven by the game stream: random, or a heuristic per game.
 
-It never polls: the game stream's ``head`` messages say when its seat may act and carry that
-seat's legal moves, so the bot only reads its own stream and submits moves. It knows nothing of
-any game's rules, which makes it a bot for every registered engine.
+A bot never polls: the game stream's ``head`` messages say when its seat may act and carry that
+seat's legal moves. The random bot answers from the head alone, knowing nothing of any game's
+rules, which makes it a bot for every registered engine. A heuristic bot (``bots/heuristics``)
+also needs its seat's view: at each head where it may act it reads the state once (``GET
+/api/games/{id}/state``: the seat's view and legal moves at one head) and asks its strategy.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kifu_client import KifuClient, KifuError, Move
+
+from .heuristics import Strategy, random_strategy, storytelling, strategy_for
 
 
 @dataclass
@@ -23,36 +27,48 @@ class BotResult:
     rejected: int = 0
     rejections: Counter = field(default_factory=Counter)
     messages: int = 0
+    views: int = 0  # state reads (heuristic bots: one per decision)
+    waited: int = 0  # heads where the strategy chose not to move
     outcome: dict | None = None
     finished: bool = False
 
 
-class RandomBot:
-    """Plays one seat of a game: at each head where it may act, one random legal move.
+class Bot:
+    """Plays one seat of a game: at each head where it may act, the move its strategy picks.
 
     A move is submitted with an idempotency key made of the game, seat and head seq, and the
     verdict is awaited (``wait``) so that a rejection (the state moved on in between, such as a
     window closing) can be answered with another move; the next head brings fresh moves anyway.
+    A strategy that answers None (only moves it never makes are legal, such as offering a tie)
+    lets the head pass.
     """
 
     def __init__(
         self,
         client: KifuClient,
         *,
+        strategy: Strategy = random_strategy,
+        needs_view: bool = False,
         seed: int | None = None,
         wait: float = 10.0,
         retries: int = 2,
         stream_timeout: float | None = None,
     ) -> None:
         self.client = client
+        self.strategy = strategy
+        self.needs_view = needs_view
         self.rng = random.Random(seed)
         self.wait = wait
         self.retries = retries
         self.stream_timeout = stream_timeout
 
-    def choose(self, moves: list[Move]) -> Move:
-        """The bot's policy; a subclass may do better than chance."""
-        return self.rng.choice(moves)
+    @classmethod
+    def of_kind(cls, kind: str, client: KifuClient, engine: str, **options) -> Bot:
+        """A ``random`` or ``heuristic`` bot for the game ``engine``."""
+        return cls(client, strategy=strategy_for(kind, engine), needs_view=kind != "random", **options)
+
+    def choose(self, view: dict, moves: list[Move], seat: int) -> Move | None:
+        return self.strategy(view, moves, self.rng, seat)
 
     def play(self, game_id: str) -> BotResult:
         """Play until the game ends (or the stream gives up); returns what happened."""
@@ -68,15 +84,24 @@ class RandomBot:
                 moves = head.get("legal_moves") or []
                 if moves and head["head_seq"] not in acted and head["head_seq"] >= fresh_from:
                     acted.add(head["head_seq"])
-                    fresh_from = self._act(game_id, head["head_seq"], list(moves), result) or fresh_from
+                    view: dict = {}
+                    if self.needs_view:  # the seat's view and moves at one head, read once per decision
+                        state = self.client.state(game_id)
+                        view, moves = state.get("view") or {}, state.get("legal_moves") or []
+                        result.views += 1
+                    if moves:
+                        fresh_from = self._act(game_id, head["head_seq"], view, list(moves), result) or fresh_from
             elif message.type == "end":
                 result.finished = message.data.get("reason") == "finished"
         return result
 
-    def _act(self, game_id: str, head_seq: int, moves: list[Move], result: BotResult) -> int | None:
+    def _act(self, game_id: str, head_seq: int, view: dict, moves: list[Move], result: BotResult) -> int | None:
         """Submit one move for this head; returns the seq of the event it became, if accepted."""
         for attempt in range(self.retries + 1):
-            move = self.choose(moves)
+            move = self.choose(view, moves, result.seat)
+            if move is None:
+                result.waited += 1
+                return None
             key = f"{game_id}:{result.seat}:{head_seq}:{attempt}"
             result.submitted += 1
             try:
@@ -86,7 +111,7 @@ class RandomBot:
                     raise
                 result.rejected += 1
                 result.rejections[error.code] += 1
-                moves.remove(move)
+                moves = [m for m in moves if m != move and not storytelling.is_filled(m, move)]
                 if error.code == "game_over" or not moves:
                     return None
                 continue
@@ -95,3 +120,10 @@ class RandomBot:
                 return submission["event_seq"]
             return None  # still pending: the stream tells what happened next
         return None
+
+
+class RandomBot(Bot):
+    """Uniformly random legal moves from the head alone: a bot for every registered engine."""
+
+    def __init__(self, client: KifuClient, **options) -> None:
+        super().__init__(client, strategy=random_strategy, needs_view=False, **options)

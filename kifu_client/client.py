@@ -42,10 +42,12 @@ class KifuClient:
 
     # ---- accounts ---------------------------------------------------------------------------
     @classmethod
-    def create_account(cls, base_url: str, username: str, password: str, **options) -> KifuClient:
-        """Make a new account and return a client holding its token."""
+    def create_account(cls, base_url: str, username: str, password: str, *, bot: bool = False, **options) -> KifuClient:
+        """Make a new account and return a client holding its token. ``bot=True`` marks it as a
+        bot account (organisers decide per ladder whether bots may play)."""
         client = cls(base_url, **options)
-        account = cast(Account, client._call("POST", "/accounts", json={"username": username, "password": password}))
+        body = {"username": username, "password": password, "bot": bot}
+        account = cast(Account, client._call("POST", "/accounts", json=body))
         return client._use(account)
 
     @classmethod
