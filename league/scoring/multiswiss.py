@@ -25,14 +25,14 @@ defines its own method, in four steps:
    player's mean squared distance to their tablemates, whatever the table size: exchanging two
    players one score group apart costs 2, two groups apart 8. With the default ``repeat_weight``
    of 4 the search floats a player one group to avoid a repeat meeting, never two. Only players
-   in a repeat meeting start a swap, and only
-   with tables within ``window`` tables of their own (tables further away differ in score anyway),
-   which keeps a 1,000-player round well under a second. The search runs from ``attempts``
+   in a repeat meeting start a swap, and only with tables within ``window`` tables of their own
+   (tables further away differ in score anyway), which keeps a 1,000-player round well under a
+   second. The search runs from ``attempts``
    seeded starting orders and keeps the cheapest result.
 4. **Seats.** Inside a table the seat order minimises the sum, over players, of the squared
-   excess of the seat given over the player's least-used seat (``seats`` history); the exact
-   optimum over every order for up to 6 seats, a greedy pass for larger tables; ties are broken by
-   the seeded order. Over 8 rounds of 4-player tables no player's seat counts differ by more than 2.
+   excess of the seat given over the player's least-used seat (``seats`` history), exactly (a
+   dynamic programme over subsets of the table); ties are broken by the seeded order. Over 8
+   rounds of 4-player tables no player's seat counts differ by more than 2.
 
 The same players, history and seed give the same round. ``greedy_round`` is the baseline the
 search is measured against: the same sizes, byes and seat rule, tables filled top-down by rank.
@@ -48,8 +48,8 @@ from dataclasses import dataclass
 REPEAT_WEIGHT = 4.0  # one earlier meeting costs as much as two score groups of spread
 WINDOW = 4  # tables either side of a player's own that a swap may reach
 MAX_PASSES = 20
+MAX_SEATS = 12  # the seat order is exact over 2**size subsets
 ATTEMPTS = 4  # seeded starting orders searched; the cheapest result wins
-EXACT_SEATS = 6  # tables up to this size get the optimal seat order (6! = 720 orders)
 
 
 @dataclass(frozen=True)
@@ -151,9 +151,10 @@ def repeat_meetings(tables: Sequence[Sequence[Hashable]], met: Mapping[frozenset
 
 
 def _check_sizes(*, preferred: int, min_seats: int, max_seats: int) -> None:
-    if not 2 <= min_seats <= preferred <= max_seats:
+    if not 2 <= min_seats <= preferred <= max_seats <= MAX_SEATS:
         raise ValueError(
-            f"table sizes need 2 <= min_seats <= preferred <= max_seats (got {min_seats}, {preferred}, {max_seats})"
+            f"table sizes need 2 <= min_seats <= preferred <= max_seats <= {MAX_SEATS}"
+            f" (got {min_seats}, {preferred}, {max_seats})"
         )
 
 
@@ -244,24 +245,24 @@ def _improve(
 
 
 def _seat_order(table: list[TablePlayer], rng: random.Random) -> list[Hashable]:
-    """The seat order with the fewest earlier sittings in the seats given (ties: the seeded order)."""
+    """The seat order with the least squared excess over each player's least-used seat: an exact
+    assignment by dynamic programming over the subsets of seated players (2**size states); among
+    optimal orders the first in the seeded order of the players wins."""
     rng.shuffle(table)
     size = len(table)
-
-    def sat(player: TablePlayer, seat: int) -> int:
-        counts = player.seats + (0,) * (size - len(player.seats))
-        return (counts[seat] - min(counts[:size])) ** 2
-
-    if size <= EXACT_SEATS:
-        best = min(
-            itertools.permutations(table),
-            key=lambda order: sum(sat(p, seat) for seat, p in enumerate(order)),
-        )
-        return [p.id for p in best]
-    # larger tables: each seat in turn to the free player who has sat there least
-    free, order = list(table), []
+    cost = []
+    for player in table:
+        counts = player.seats[:size] + (0,) * (size - len(player.seats))
+        low = min(counts)
+        cost.append([(c - low) ** 2 for c in counts])
+    full = (1 << size) - 1
+    rest = [0] * (full + 1)  # rest[mask]: the least cost of seating everyone outside mask in the seats left
+    for mask in range(full - 1, -1, -1):
+        seat = mask.bit_count()
+        rest[mask] = min(cost[i][seat] + rest[mask | 1 << i] for i in range(size) if not mask >> i & 1)
+    order, mask = [], 0
     for seat in range(size):
-        pick = min(free, key=lambda p: sat(p, seat))
-        free.remove(pick)
-        order.append(pick.id)
+        pick = next(i for i in range(size) if not mask >> i & 1 and cost[i][seat] + rest[mask | 1 << i] == rest[mask])
+        order.append(table[pick].id)
+        mask |= 1 << pick
     return order

@@ -85,6 +85,10 @@ def fields(draw):
 @given(fields(), st.integers(0, 2**32 - 1), st.sampled_from([pair_round, greedy_round]))
 def test_every_player_sits_once_at_a_legal_table_and_byes_go_to_the_lowest_ranked(field, seed, method):
     players, met, bounds = field
+    if len(players) < bounds["min_seats"]:
+        with pytest.raises(ValueError):
+            method(players, met=met, seed=seed, **bounds)
+        return
     result = method(players, met=met, seed=seed, **bounds)
     seated = [p for table in result.tables for p in table]
     assert sorted(seated + result.byes) == sorted(p.id for p in players)
@@ -127,7 +131,7 @@ def test_pair_round_breaks_up_a_repeat_table_inside_a_score_group():
     assert repeat_meetings(pair_round(players, met=met, seed=0, **FOUR).tables, met) == 4
 
 
-def test_a_repeat_is_worth_floating_one_score_group_but_not_three():
+def test_a_repeat_is_worth_floating_one_score_group_but_not_two():
     players = [TablePlayer(i, s, i) for i, s in enumerate([5, 5, 5, 5, 4, 4, 4, 4], start=1)]
     met = {frozenset((1, 2)): 1}
     result = pair_round(players, met=met, seed=0, **FOUR)
@@ -163,6 +167,8 @@ def test_bad_input():
         pair_round(players[1:], met={}, seed=0, **FOUR)  # two players, tables of three at least
     with pytest.raises(ValueError):
         table_sizes(9, preferred=2, min_seats=3, max_seats=4)
+    with pytest.raises(ValueError):
+        table_sizes(40, preferred=13, min_seats=13, max_seats=13)
 
 
 # ---- simulation ---------------------------------------------------------------------------------
