@@ -33,6 +33,7 @@ from .models import Division, DivisionPlayer, Fixture, League, LeaguePlayer, Sea
 MAX_DIVISIONS = 20
 MAX_DIVISION_PLAYERS = 30  # a single round robin of 30 is 435 games created at the start
 MAX_MOVES = 20
+MAX_SEASON_GAMES = 2000  # created in the start's request, about 9 ms each here: keep it under ~20 s
 NOTE_LENGTH = 200
 
 
@@ -306,6 +307,13 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
                 f"division {tier} would have {len(division)} players; at most {MAX_DIVISION_PLAYERS}",
                 status=409,
             )
+    games = sum(len(d) * (len(d) - 1) // 2 for d in plan) * league.cycles
+    if games > MAX_SEASON_GAMES:
+        raise ServiceError(
+            "season_too_large",
+            f"this season would create {games} games; at most {MAX_SEASON_GAMES} - use more, smaller divisions",
+            status=409,
+        )
     season = Season.objects.create(
         league=league, number=(last.number + 1) if last else 1, rules=league.rules(), started_at=now
     )

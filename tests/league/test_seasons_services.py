@@ -268,3 +268,33 @@ def test_a_finished_fixture_game_reaches_the_season_through_the_signal(
     assert (fixture.result, fixture.method) == ("home", "played")
     season.refresh_from_db()
     assert season.status == "closed" and season.final_standings[0]["standings"][0]["username"] == fixture.home.username
+
+
+def test_organisers_see_only_their_leagues_in_the_admin_read_only(club_with, make_user, clock):
+    from django.test import Client
+
+    from league.services import club_create
+
+    club, organiser, members = club_with(2)
+    make_league(club, organiser, clock, name="Ours")
+    rival = make_user("rival")
+    other = club_create(name="Other Club", slug="other", by=rival, now=clock.now)
+    make_league(other, rival, clock, name="Theirs")
+    browser = Client()
+    browser.force_login(organiser)
+    listing = browser.get("/admin/seasons/league/")
+    assert listing.status_code == 200 and "Ours" in listing.text and "Theirs" not in listing.text
+    assert browser.get("/admin/seasons/league/add/").status_code == 403
+
+
+def test_seasons_too_large_to_create_in_one_request_are_refused(club_with, clock):
+    club, organiser, members = club_with(90)
+    league = make_league(club, organiser, clock, divisions=3, cycles=2)
+    enrol(league, organiser, members, clock)
+    with pytest.raises(ServiceError) as refused:
+        services.season_start(league_id=league.pk, by=organiser, now=clock.now)  # 3 x 30 x 29 = 2610 games
+    assert refused.value.code == "season_too_large" and refused.value.status == 409
+    with pytest.raises(ServiceError) as refused:
+        services.season_start(league_id=league.pk, by=organiser, divisions=[members[:31], members[31:33]])
+    assert refused.value.code == "division_too_large"
+    assert not Season.objects.filter(league=league).exists() and not Game.objects.exists()
