@@ -7,6 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from games import services as game_services
 from games.engines import get_engine
@@ -298,3 +299,22 @@ def test_seasons_too_large_to_create_in_one_request_are_refused(club_with, clock
         services.season_start(league_id=league.pk, by=organiser, divisions=[members[:31], members[31:33]])
     assert refused.value.code == "division_too_large"
     assert not Season.objects.filter(league=league).exists() and not Game.objects.exists()
+
+
+def test_beat_and_the_embedded_timer_both_run_the_season_sweep(club_with, clock, settings):
+    from games import scheduler
+
+    celery_app.loader.import_default_modules()
+    assert "league.seasons.tasks.seasons_sweep" in celery_app.tasks
+    assert settings.CELERY_BEAT_SCHEDULE["league-season-deadlines"]["task"] == "league.seasons.tasks.seasons_sweep"
+    club, organiser, (a, b) = club_with(2)
+    league = make_league(club, organiser, clock, days_per_round=1)
+    enrol(league, organiser, (a, b), clock)
+    season = services.season_start(league_id=league.pk, by=organiser, now=timezone.now() - timedelta(days=2))
+    settings.KIFU_EMBEDDED_PERIODIC = [
+        (path, every) for path, every in settings.KIFU_EMBEDDED_PERIODIC if "seasons" in path
+    ]
+    assert settings.KIFU_EMBEDDED_PERIODIC == [("league.seasons.tasks.seasons_sweep", 60.0)]
+    scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
+    fixture = season.fixtures.get()
+    assert (fixture.result, fixture.method) == ("double_forfeit", "forfeit")
