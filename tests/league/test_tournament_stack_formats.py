@@ -1,0 +1,176 @@
+"""The real stack end to end, one test per format: multiplayer Swiss (turn-thief tables of four),
+single elimination with best-of-three match boards, double elimination, groups to a playoff, and
+a round deadline forfeited by beat. Everything goes through the API over HTTP; the worker pairs
+each round when the last board of the previous one ends; players finish games by resigning."""
+
+from __future__ import annotations
+
+import pytest
+
+from kifu.devstack import wait_until
+
+pytestmark = [pytest.mark.stack, pytest.mark.django_db]
+
+
+def ok(response, status: int = 200):
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def open_tournament(organiser, entrants, body: dict) -> int:
+    slug = f"club-{organiser.name}"
+    ok(organiser.post("/api/clubs", {"name": f"Club {organiser.name}", "slug": slug}), 201)
+    for player in entrants:
+        ok(player.post(f"/api/clubs/{slug}/join"))
+        ok(organiser.post(f"/api/clubs/{slug}/members/{player.name}/approve"))
+    tid = ok(organiser.post(f"/api/clubs/{slug}/tournaments", body), 201)["id"]
+    for player in entrants:
+        ok(player.post(f"/api/tournaments/{tid}/entries"), 201)
+    return tid
+
+
+def resign(player, game_id: str) -> None:
+    moved = player.move(game_id, {"type": "resign"})
+    assert moved.status_code == 200 and moved.json()["status"] == "accepted", moved.text
+
+
+def board_now(organiser, tid: int, number: int, board: int) -> dict:
+    return next(b for b in ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=number)) if b["number"] == board)
+
+
+def play_to_the_end(organiser, tid: int, by_name: dict, loser_of, limit: int = 12) -> list[list[dict]]:
+    """Each round: on every open board ``loser_of(board)`` resigns (each game of a match board, until
+    the match is decided); then wait for the worker to pair the next round or finish. Returns the
+    boards of each round as they ended."""
+    for _ in range(limit):
+        tournament = ok(organiser.get(f"/api/tournaments/{tid}"))
+        if tournament["status"] == "finished":
+            every = ok(organiser.get(f"/api/tournaments/{tid}/rounds"))
+            return [[b for b in every if b["round"] == n] for n in range(1, tournament["current_round"] + 1)]
+        number = tournament["current_round"]
+        boards = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=number))
+        for board in boards:
+            while board["result"] is None and board["decided_by"] == "":
+                game = board["game"]
+                resign(by_name[loser_of(board)], game)
+                board = wait_until(
+                    lambda g=game, n=board["number"], r=number: (
+                        ((b := board_now(organiser, tid, r, n))["decided_by"] or b["game"] != g) and b
+                    ),
+                    60,
+                    f"board {board['number']} of round {number} to record its game",
+                )
+        wait_until(
+            lambda r=number: (
+                (t := ok(organiser.get(f"/api/tournaments/{tid}")))["current_round"] > r or t["status"] == "finished"
+            ),
+            60,
+            f"the worker to take round {number}'s results",
+        )
+    raise AssertionError("the tournament did not finish")
+
+
+def test_multi_swiss_of_turn_thief_on_the_worker(stack, players):
+    organiser, *entrants = players(9)
+    tid = open_tournament(
+        organiser,
+        entrants,
+        {"name": "Thieves", "engine": "turn-thief", "format": "multi_swiss", "rounds": 2, "seed": 7,
+         "settings": {"placement_points": [3, 1, 0, 0]}},
+    )  # fmt: skip
+    started = ok(organiser.post(f"/api/tournaments/{tid}/start"))
+    assert started["settings"]["seats"] == {"preferred": 4, "min": 4, "max": 4}
+    by_name = {p.name: p for p in entrants}
+    rounds = play_to_the_end(organiser, tid, by_name, lambda board: board["players"][-1])  # seat 3 resigns
+    assert len(rounds) == 2
+    for boards in rounds:
+        assert sorted(len(b["players"]) for b in boards) == [4, 4]
+        assert all(b["placements"][-1] == [b["players"][-1]] for b in boards)
+    record = ok(organiser.get(f"/api/tournaments/{tid}/rounds/2"))
+    assert record["seed"] == 9 and len(record["pairing_input"]["players"]) == 8 and record["pairing_input"]["met"]
+    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))
+    assert final["status"] == "finished" and len(final["standings"]) == 8
+    assert sum(row["points"] for row in final["standings"]) == 4 * (3 + 1)
+    assert final["standings"][0]["points"] >= 4
+
+
+def test_single_elimination_of_best_of_three_matches_on_the_worker(stack, players):
+    organiser, *entrants = players(5)
+    tid = open_tournament(
+        organiser,
+        entrants,
+        {"name": "Knockout", "engine": "nine-card", "format": "single_elimination",
+         "settings": {"third_place": True, "match": {"format": "best_of", "target": 3}}},
+    )  # fmt: skip
+    seeding = [p.name for p in reversed(entrants)]
+    member = entrants[0]
+    refused = member.post(f"/api/tournaments/{tid}/start", {"seeding": seeding})
+    assert refused.status_code == 403 and refused.json()["code"] == "not_organiser"
+    ok(organiser.post(f"/api/tournaments/{tid}/start", {"seeding": seeding}))
+    strength = {name: index for index, name in enumerate(seeding)}
+    by_name = {p.name: p for p in entrants}
+    rounds = play_to_the_end(organiser, tid, by_name, lambda b: max(b["players"], key=strength.get))
+    assert [sorted(b["bracket_match"] for b in boards) for boards in rounds] == [["W1-1", "W1-2"], ["3P", "W2-1"]]
+    assert all(b["decided_by"] == "match" and b["match"] for boards in rounds for b in boards)
+    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    assert [(row["rank"], row["username"]) for row in final] == list(enumerate(seeding, start=1))
+
+
+def test_double_elimination_on_the_worker(stack, players):
+    organiser, *entrants = players(5)
+    tid = open_tournament(
+        organiser, entrants, {"name": "Double", "engine": "nine-card", "format": "double_elimination"}
+    )
+    ok(organiser.post(f"/api/tournaments/{tid}/start"))
+    strength = {p.name: index for index, p in enumerate(entrants)}
+    by_name = {p.name: p for p in entrants}
+    rounds = play_to_the_end(organiser, tid, by_name, lambda b: max(b["players"], key=strength.get))
+    played = [b["bracket_match"] for boards in rounds for b in boards]
+    assert "GF" in played and "GF2" not in played  # the winners-bracket champion won: no reset
+    assert len(played) == 2 * 4 - 2  # no reset: 2n - 2 matches (everyone but the champion loses twice)
+    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    assert [row["username"] for row in final[:2]] == [entrants[0].name, entrants[1].name]
+
+
+def test_groups_to_playoff_on_the_worker(stack, players):
+    organiser, *entrants = players(7)
+    tid = open_tournament(
+        organiser,
+        entrants,
+        {"name": "Cup", "engine": "nine-card", "format": "groups_playoff", "settings": {"groups": 2, "advance": 2}},
+    )
+    started = ok(organiser.post(f"/api/tournaments/{tid}/start"))
+    groups = {e["username"]: e["group"] for e in started["entries"]}
+    assert sorted(groups.values()) == [0, 0, 0, 1, 1, 1]
+    strength = {p.name: index for index, p in enumerate(entrants)}
+    by_name = {p.name: p for p in entrants}
+    rounds = play_to_the_end(organiser, tid, by_name, lambda b: max(b["players"], key=strength.get))
+    stages = [sorted({b["bracket_match"] for b in boards}) for boards in rounds]
+    assert stages[:3] == [[""], [""], [""]] and stages[3:] == [["W1-1", "W1-2"], ["W2-1"]]
+    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    assert [row["username"] for row in final[:2]] == [entrants[0].name, entrants[1].name]
+    assert [row["rank"] for row in final] == [1, 2, 3, 3, 5, 6]
+
+
+def test_a_round_deadline_is_forfeited_by_beat(stack, players):
+    organiser, first, second = players(3)
+    tid = open_tournament(
+        organiser,
+        [first, second],
+        {"name": "Slow", "engine": "nine-card", "format": "swiss", "rounds": 1,
+         "settings": {"round_deadline_seconds": 10}},
+    )  # fmt: skip
+    ok(organiser.post(f"/api/tournaments/{tid}/start"))
+    (board,) = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=1))
+    assert ok(organiser.get(f"/api/tournaments/{tid}/rounds/1"))["deadline_at"]
+    wait_until(
+        lambda: ok(organiser.get(f"/api/tournaments/{tid}"))["status"] == "finished",
+        40,
+        "beat to forfeit the round at its deadline and the worker to finish the tournament",
+    )
+    (board,) = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=1))
+    assert board["decided_by"] == "double_forfeit" and board["result"] == "0-0"  # nobody moved
+    game = ok(organiser.get(f"/api/games/{board['game']}"))
+    assert game["status"] == "finished"
+    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    assert [row["points"] for row in final] == [0, 0]
