@@ -14,7 +14,7 @@ from games.moderation import redaction_for
 from games.records import RecordError, canonical_json, replay_record
 from games.store import record_header
 
-from .describe import describe_event
+from .describe import describe_event, katsu_results
 from .names import game_name
 
 EVERYONE = "all"
@@ -107,13 +107,16 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moder
         view = engine.view(state, None if perspective == SPECTATOR else perspective)
     redaction = redaction_for(game=game, moderator=moderator)
     view = redaction.tree(view)
-    events = []
+    shown = []
     for row in rows[:at]:
         event = row.as_record()
         if perspective != EVERYONE:
             event = engine.event_view(state, event, None if perspective == SPECTATOR else perspective)
-        event = redaction.event({"seq": row.seq, **event})
-        described = describe_event(game.engine, event, names)
+        shown.append(redaction.event({"seq": row.seq, **event}))
+    katsu = katsu_results(game.engine, view, shown)
+    events = []
+    for event in shown:
+        described = describe_event(game.engine, event, names, katsu.get(event["seq"]))
         if "hidden" in event:
             described["hidden"] = event["hidden"]
         events.append(described)

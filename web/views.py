@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games import selectors, services
 from games.engines import all_engines
 
-from .describe import describe_event
+from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
 from .names import game_name
 from .replay import ReplayError, replay_position, seat_names
@@ -154,8 +154,13 @@ def play_log(request, pk):
         return JsonResponse({"code": "bad_parameter", "message": _("after must be a whole number")}, status=400)
     seat = selectors.seat_of(game=game, user=request.user)
     names = seat_names(game)
-    events = selectors.events_for(game=game, seat=seat, after=int(raw))
-    described = [describe_event(game.engine, event, names) for event in events]
+    after = int(raw)
+    events = selectors.events_for(game=game, seat=seat, after=after)
+    katsu = {}
+    if game.engine == "satori":  # a katsu says what the card was: the n-th katsu is the log's n-th entry
+        before = game.events.filter(seq__lte=after, kind="move", payload__type="katsu").count()
+        katsu = katsu_results(game.engine, selectors.game_view(game=game, seat=seat), events, before)
+    described = [describe_event(game.engine, event, names, katsu.get(event["seq"])) for event in events]
     return JsonResponse({"events": described}, json_dumps_params={"ensure_ascii": False})
 
 

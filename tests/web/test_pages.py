@@ -123,14 +123,15 @@ def test_merge_views_fills_what_each_seat_saw():
     assert merged == {"players": [{"hand": ["AS"], "n": 3, "mine": 1}, {"hand": ["2H"], "n": 2}], "mode": "HIGH"}
 
 
-def test_generic_descriptions_name_the_player_action_and_cards():
+def test_descriptions_name_the_player_action_and_cards():
     names = ["aki", "ben"]
     play = {"type": "play", "cards": ["4D", "JC"]}
     played = describe_event("1234", {"seq": 4, "kind": "move", "seat": 1, "data": play}, names)
-    assert played["text"] == "ben plays 4D JC" and played["cards"] == ["4D", "JC"]
+    assert played["text"] == "ben played 4D JC" and played["cards"] == ["4D", "JC"]
     hidden = {"type": "discard", "card": None, "declared_suit": "C", "declared_rank": "7"}
     discard = describe_event("turn-thief", {"kind": "move", "seat": 0, "data": hidden}, names)
-    assert discard["text"] == "aki discards (declared suit C, declared rank 7) (hidden)"
+    assert discard["text"] == "aki discarded a card face down, declaring 7\u2663" and discard["cards"] == []
+    # An action no sentence knows: the generic sentence from its name and parameters.
     tile = describe_event("necropolis", {"kind": "move", "seat": 0, "data": {"type": "x_move", "tile": "2-5"}}, names)
     assert tile["text"] == "aki x move 2-5" and tile["cards"] == ["2-5"]
     resign = describe_event("satori", {"kind": "system", "data": {"type": "resign", "seat": 1}}, names)

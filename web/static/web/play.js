@@ -1,5 +1,11 @@
-/* The play page: poll the API's state every second, draw the table, offer the legal moves, submit
- * one (session auth + CSRF), show the verdict, and count down an open window. */
+/* The play page: follow the game's live stream (server-sent events), draw the table, offer the
+ * legal moves, submit one (session auth + CSRF), show the verdict, and count down an open window.
+ *
+ * The stream (GET /api/games/<id>/stream) sends the events and a `head` message after each batch;
+ * on a head the page reads the state once (the view is not in the stream) and the new events in
+ * words. An EventSource sends the session cookie and resumes with Last-Event-ID by itself. Only
+ * when it keeps failing (or the browser has none) does the page fall back to polling every second.
+ */
 (function () {
   "use strict";
   const K = window.Kifu;
@@ -10,13 +16,19 @@
   const message = document.getElementById("message");
   const countdown = document.getElementById("countdown");
   const POLL_MS = 1000;
+  const STREAM_FAILURES = 3; // errors in a row, without a message between, before polling instead
   let lastKey = null;
-  let loggedSeq = -1;
+  let loggedSeq = 0;
   let skewMs = 0; // server clock minus ours, from the Date header
   let deadline = null;
   let busy = false;
   let finished = false;
   let timer = null;
+  let source = null;
+  let failures = 0;
+  let loading = null; // the state read in flight
+  let again = false; // a head arrived while reading: read once more afterwards
+  let shown = null; // the state on the page
 
   function say(kind, ...content) {
     message.hidden = false;
@@ -27,6 +39,13 @@
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
     return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
+  // The lead text says who refused: the rules (422), the server about the request (4xx), or nobody yet.
+  function refusal(status, body) {
+    const lead = status === 422 ? K.t("rejected") : status === 429 ? K.t("too_fast") : status >= 500 ? K.t("server_error") : K.t("error");
+    return [K.el("strong", { class: "lead", text: lead + ": " }), K.el("code", { class: "code", text: (body && body.code) || String(status) }),
+      " ", K.el("span", { class: "detail", text: (body && body.message) || "" })];
   }
 
   async function submit(move) {
@@ -41,11 +60,7 @@
       });
       if (answer.status === 200) say("ok", K.t("accepted"));
       else if (answer.status === 202) say("info", K.t("pending"));
-      else {
-        const body = answer.body || {};
-        const title = answer.status === 422 ? K.t("rejected") : K.t("error");
-        say("error", K.el("strong", { text: title + ": " }), K.el("code", { class: "code", text: body.code || String(answer.status) }), " ", body.message || "");
-      }
+      else say("error", ...refusal(answer.status, answer.body));
       return answer;
     } catch (error) {
       say("error", K.t("network_error"));
@@ -53,7 +68,7 @@
     } finally {
       busy = false;
       root.classList.remove("busy");
-      refresh();
+      if (!source) refresh(); // on the stream, the head message brings the change
     }
   }
 
@@ -68,21 +83,30 @@
     return K.el("button", { type: "button", class: "move", "data-move": JSON.stringify(move), onclick: () => submit(move) }, parts);
   }
 
+  // A card that several moves name (a discard with a declaration): list just those moves.
+  function pick(id, moves) {
+    movesBox.replaceChildren(K.el("p", { class: "hint" }, K.t("moves_with"), " ", K.card(id, { class: "small" })),
+      ...moves.map(moveButton),
+      K.el("button", { type: "button", class: "link", id: "all-moves", onclick: () => drawMoves(shown), text: K.t("all_moves") }));
+  }
+
   function drawMoves(state) {
     const moves = state.legal_moves || [];
     if (!moves.length) {
       movesBox.replaceChildren(K.el("p", { class: "muted", text: state.status === "finished" ? K.t("game_over") : K.t("no_moves") }));
-      return new Set();
+      return new Map();
     }
-    // Nine Card's moves are its hand's cards: click a card on the table.
-    const cardMoves = page.engine === "nine-card" ? moves.filter((m) => m.type === "commit_card") : [];
-    const others = moves.filter((m) => !cardMoves.includes(m));
-    movesBox.replaceChildren(...others.map(moveButton));
-    if (cardMoves.length) movesBox.prepend(K.el("p", { class: "hint", text: K.t("pick_card") }));
-    return new Set(cardMoves.map((m) => m.card));
+    // Moves that name one card or tile are also played by clicking it on the board. Nine Card's
+    // only move is a card of the hand, so its list would just repeat the hand.
+    const playable = K.playableCards(page.engine, moves);
+    const listed = page.engine === "nine-card" ? moves.filter((m) => m.type !== "commit_card") : moves;
+    movesBox.replaceChildren(...listed.map(moveButton));
+    if (playable.size) movesBox.prepend(K.el("p", { class: "hint", text: K.t("pick_card") }));
+    return playable;
   }
 
   function draw(state) {
+    shown = state;
     const seat = state.seat;
     document.getElementById("who").textContent = seat === null ? K.t("spectating") : K.t("playing_as", { player: K.seatLabel(page.names, seat), seat });
     const status = document.getElementById("turn-status");
@@ -93,9 +117,10 @@
     else if (seat !== null && state.actors.includes(seat)) status.textContent = K.t("your_turn");
     else status.textContent = K.t("waiting_for", { players: state.actors.map((s) => K.seatLabel(page.names, s)).join(", ") });
     deadline = state.window && state.window.deadline_at ? Date.parse(state.window.deadline_at) : null;
+    countdown.dataset.window = (state.window && state.window.id) || "";
     tick();
     const playable = drawMoves(state);
-    board.replaceChildren(K.render(page.engine, state.view, { names: page.names, seat, playable, onMove: submit }));
+    board.replaceChildren(K.render(page.engine, state.view, { names: page.names, seat, playable, onMove: submit, onPick: pick, actors: state.actors }));
     const result = document.getElementById("result");
     if (finished) {
       result.hidden = false;
@@ -120,37 +145,103 @@
     countdown.classList.toggle("urgent", left <= 10);
   }
 
-  async function drawLog() {
-    const answer = await K.request(`/games/${page.game}/log.json?after=0`);
+  async function drawLog(upto) {
+    if (upto !== undefined && upto <= loggedSeq) return;
+    const answer = await K.request(`/games/${page.game}/log.json?after=${loggedSeq}`);
     if (!answer.ok) return;
     const list = document.getElementById("events");
-    list.replaceChildren(...answer.body.events.map((event) => K.eventItem(event, page.names)));
+    for (const event of answer.body.events) {
+      if (event.seq <= loggedSeq) continue;
+      list.append(K.eventItem(event, page.names));
+      loggedSeq = event.seq;
+    }
     if (list.lastElementChild) list.lastElementChild.scrollIntoView({ block: "nearest" });
   }
 
+  // Read the state once and redraw if it changed.
+  async function load() {
+    const answer = await K.request(`/api/games/${page.game}/state`);
+    if (answer.date) skewMs = Date.parse(answer.date) - Date.now();
+    if (!answer.ok) {
+      say("error", ...refusal(answer.status, answer.body));
+      return;
+    }
+    const state = answer.body;
+    const key = [state.head_seq, state.status, state.window && state.window.id, state.legal_moves.length].join("|");
+    if (key !== lastKey) {
+      lastKey = key;
+      draw(state);
+      await drawLog(state.head_seq);
+    }
+  }
+
+  // Coalesce heads that arrive while a read is running into one more read.
+  async function reload() {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      do {
+        again = false;
+        try {
+          await load();
+        } catch (error) {
+          say("error", K.t("network_error"));
+        }
+      } while (again);
+    })();
+    try {
+      await loading;
+    } finally {
+      loading = null;
+    }
+  }
+
+  // ---- polling: the fallback -------------------------------------------------------------------
   async function refresh() {
     clearTimeout(timer);
-    try {
-      const answer = await K.request(`/api/games/${page.game}/state`);
-      if (answer.date) skewMs = Date.parse(answer.date) - Date.now();
-      if (answer.ok) {
-        const state = answer.body;
-        const key = [state.head_seq, state.status, state.window && state.window.id, state.legal_moves.length].join("|");
-        if (key !== lastKey) {
-          lastKey = key;
-          draw(state);
-          if (state.head_seq !== loggedSeq) {
-            loggedSeq = state.head_seq;
-            await drawLog();
-          }
-        }
-      } else {
-        say("error", K.el("code", { text: (answer.body && answer.body.code) || String(answer.status) }), " ", (answer.body && answer.body.message) || "");
+    await reload();
+    if (!finished && !source) timer = setTimeout(refresh, POLL_MS);
+  }
+
+  function poll() {
+    root.dataset.live = "polling";
+    refresh();
+  }
+
+  // ---- the stream ------------------------------------------------------------------------------
+  function follow() {
+    if (!window.EventSource) return poll();
+    // Resume after what the page has drawn: the events before it come from the log, not the stream.
+    source = new EventSource(`/api/games/${page.game}/stream`);
+    root.dataset.live = "stream";
+    source.addEventListener("open", () => { failures = 0; });
+    source.addEventListener("head", (message) => {
+      failures = 0;
+      const head = JSON.parse(message.data);
+      root.dataset.heads = String(Number(root.dataset.heads || 0) + 1);
+      reload().then(() => { if (head.status === "finished") stop(); });
+    });
+    source.addEventListener("end", (message) => {
+      const end = JSON.parse(message.data);
+      if (end.reason === "finished") stop();
+      // "timeout": the browser reconnects by itself, with Last-Event-ID.
+    });
+    source.addEventListener("error", () => {
+      if (!source) return;
+      failures += 1;
+      // CLOSED: the server refused the stream (an HTTP error), the browser will not retry.
+      if (source.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
+        stop();
+        if (!finished) poll();
       }
-    } catch (error) {
-      say("error", K.t("network_error"));
-    }
-    if (!finished) timer = setTimeout(refresh, POLL_MS);
+    });
+  }
+
+  function stop() {
+    if (source) source.close();
+    source = null;
   }
 
   const resign = document.getElementById("resign");
@@ -160,6 +251,7 @@
     });
   }
   setInterval(tick, 250);
-  window.KifuPlay = { submit, refresh };
-  refresh();
+  window.KifuPlay = { submit, reload, live: () => (source ? "stream" : "polling") };
+  // The first drawing comes from one read, so the page shows at once even before the stream opens.
+  reload().then(() => { if (!finished) follow(); });
 })();

@@ -1,9 +1,11 @@
 /* Kifu table drawing, shared by the replay viewer and the play page. No build step, no libraries.
  *
- * Kifu.render(engine, view, options) draws an engine's view (the JSON of engine.view(state, seat)):
- * Nine Card has its own board; every other game gets the generic renderer, which lays out the
- * view's keys and draws any string that looks like a card id ("10H", "AS", "JK1") or a domino tile
- * id ("2-5") as a card or a tile, and a null inside a list of cards as a face-down card.
+ * Kifu.render(engine, view, options) draws an engine's view (the JSON of engine.view(state, seat))
+ * with that game's board: Nine Card's is below, the other games' are in boards.js (registered with
+ * Kifu.registerBoard). A game without a board, or a view its board cannot draw (a newer rules
+ * version), gets the generic renderer, which lays out the view's keys and draws any string that
+ * looks like a card id ("10H", "AS", "JK1") or a domino tile id ("2-5") as a card or a tile, and a
+ * null inside a list of cards as a face-down card.
  */
 (function () {
   "use strict";
@@ -298,11 +300,34 @@
 
   const RENDERERS = { "nine-card": renderNineCard };
 
+  function registerBoard(engine, renderer) {
+    RENDERERS[engine] = renderer;
+  }
+
+  // Card or tile id -> the legal moves that name that one card and nothing else: clicking the card
+  // on the board plays the move (or, when several moves name it, narrows the list to them).
+  function playableCards(engine, moves) {
+    const found = new Map();
+    for (const move of moves || []) {
+      const ids = [];
+      for (const [name, item] of Object.entries(move)) {
+        if (name === "type") continue;
+        for (const x of Array.isArray(item) ? item : [item]) if (isCard(x) || isTile(x)) ids.push(x);
+      }
+      if (ids.length !== 1) continue;
+      if (!found.has(ids[0])) found.set(ids[0], []);
+      found.get(ids[0]).push(move);
+    }
+    return found;
+  }
+
   function render(engine, view, ctx) {
     if (!view) return el("p", { class: "muted", text: t("none") });
     const renderer = RENDERERS[engine] || renderGeneric;
     try {
-      return renderer(view, ctx || {});
+      const drawn = renderer(view, ctx || {});
+      drawn.dataset.board = engine;
+      return drawn;
     } catch (error) {
       // A view that does not match the game's renderer (a newer rules version) still shows.
       console.error(error);
@@ -340,5 +365,6 @@
     return { status: response.status, ok: response.ok, body, date: response.headers.get("Date") };
   }
 
-  window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, outcomeText, eventItem, request, seatLabel, isCard, isTile };
+  window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, registerBoard, playableCards, outcomeText,
+    eventItem, request, seatLabel, isCard, isTile };
 })();

@@ -1,0 +1,132 @@
+"""Every engine's finished game on the replay page and in replay.json, in every perspective, with
+its events in words (English and Japanese); the play log of a running game is redacted per seat."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import translation
+
+from games.engines import REGISTRY
+from web.describe import describe_event
+
+from .games import play_random, seats_for
+
+pytestmark = pytest.mark.django_db
+BOARDS = sorted(slug for slug in REGISTRY if slug != "nine-card")  # Nine Card's board is tested in test_pages
+
+
+@pytest.fixture
+def users():
+    User = get_user_model()
+    return [User.objects.create_user(username=name, password="a-long-pass-1") for name in ("ann", "ben", "cho", "dai")]
+
+
+@pytest.mark.parametrize("slug", sorted(REGISTRY))
+def test_the_replay_of_a_finished_game_of_every_engine(users, slug):
+    game = play_random(slug, users)
+    client = Client()
+    client.force_login(users[0])  # a mature game is visible to a player who consented
+    page = client.get(f"/games/{game.pk}/replay")
+    assert page.status_code == 200
+    assert b"web/boards.js" in page.content and b"web/table.js" in page.content
+    end = client.get(f"/games/{game.pk}/replay.json", {"at": game.head_seq}).json()
+    assert end["at"] == end["total"] == game.head_seq and end["outcome"] == game.outcome
+    assert end["view"] and len(end["events"]) == game.head_seq
+    names = end["seats"]
+    for event in end["events"]:
+        assert event["text"] and "_" not in event["text"], event  # no raw action names
+        if event["kind"] == "move":
+            assert names[event["seat"]] in event["text"], event
+    for perspective in [str(seat) for seat in range(seats_for(slug))] + ["spectator"]:
+        middle = client.get(f"/games/{game.pk}/replay.json", {"at": game.head_seq // 2, "as": perspective})
+        assert middle.status_code == 200, middle.content
+        assert middle.json()["as"] == perspective and len(middle.json()["events"]) == game.head_seq // 2
+
+
+def _say(engine, event, names=("Ann", "Ben", "Cho"), language="en"):
+    with translation.override(language):
+        return describe_event(engine, event, list(names))
+
+
+def test_satori_katsu_in_words():
+    katsu = {"kind": "move", "seat": 1, "data": {"type": "katsu"}}
+    assert _say("satori", katsu)["text"] == "Ben called katsu!"
+    played = {"kind": "move", "seat": 0, "data": {"type": "play_card", "card": "2D"}}
+    assert _say("satori", played)["text"] == "Ann played 2D face down"
+    hidden = {"kind": "move", "seat": 0, "data": {"type": "play_card", "card": None}}
+    assert _say("satori", hidden)["text"] == "Ann played a card face down"
+    assert _say("satori", hidden, language="ja")["text"] == "Annがカードを伏せて出しました"
+    closed = {"kind": "system", "data": {"type": "close_window", "window": "katsu-3"}}
+    assert _say("satori", closed)["text"] == "Nobody called katsu in time"
+
+
+def test_a_katsu_says_what_the_card_was_in_both_languages():
+    katsu = {"seq": 9, "kind": "move", "seat": 1, "data": {"type": "katsu"}}
+    entry = {"window": "katsu-8", "active": 0, "challenger": 1, "card": "2D", "class": "S", "success": True}
+    assert _say_katsu(katsu, entry)["text"] == "Ben called katsu! - it was 2D, a Satori card: the katsu succeeded."
+    assert _say_katsu(katsu, entry)["cards"] == ["2D"]
+    failed = {**entry, "card": "Z", "class": "Z", "success": False}  # the card stays secret from this viewer
+    assert _say_katsu(katsu, failed)["text"] == "Ben called katsu! - it was a Zatsunen card: the katsu failed."
+    ja = _say_katsu(katsu, entry, "ja")["text"]
+    assert ja == "Benが「喝!」と言いました - それは2D, 悟りカードでした: 喝は成功しました。"
+
+
+def _say_katsu(event, entry, language="en"):
+    with translation.override(language):
+        return describe_event("satori", event, ["Ann", "Ben"], entry)
+
+
+@pytest.mark.parametrize(
+    ("engine", "data", "seat", "english", "japanese"),
+    [
+        ("turn-thief", {"type": "call_doubt"}, 2, "Cho called doubt", "Choが「ダウト」と言いました"),
+        (
+            "necropolis",
+            {"type": "bury_from_mastaba", "tile": "2-5", "end": 0, "top": 1},
+            0,
+            "Ann buried 2-5 from the mastaba",
+            "Annがマスタバから2-5を墓に埋めました",
+        ),
+        (
+            "twenty-two",
+            {"type": "exchange", "cards": None, "count": 3},
+            1,
+            "Ben exchanged 3 cards",
+            "Benがカードを3枚交換しました",
+        ),
+        (
+            "believers",
+            {"type": "commit_choice", "choice": "depart"},
+            0,
+            "Ann chose to depart",
+            "Annは「旅立つ」を選びました",
+        ),
+        (
+            "believers",
+            {"type": "commit_choice", "choice": None},
+            0,
+            "Ann made a sealed choice",
+            "Annが封印した選択をしました",
+        ),
+        (
+            "kazekami-kyoko",
+            {"type": "take_role", "role": "kublai"},
+            1,
+            "Ben took the role of Kublai Khan",
+            "Benがフビライ・ハンの役になりました",
+        ),
+        (
+            "mekuri-hinmin",
+            {"type": "pass_and_draw"},
+            0,
+            "Ann passed and drew a card",
+            "Annがパスしてカードを1枚引きました",
+        ),
+    ],
+)
+def test_every_game_has_its_own_sentences(engine, data, seat, english, japanese):
+    event = {"kind": "move", "seat": seat, "data": data}
+    assert _say(engine, event)["text"] == english
+    assert _say(engine, event, language="ja")["text"] == japanese
