@@ -153,7 +153,7 @@ def _multi_settings(game, raw: dict) -> dict:
         raise ServiceError("invalid_seats", 'seats is {"preferred": n, "min": n, "max": n}')
     preferred = seats.get("preferred", min(max(4, low), high))
     smallest = seats.get("min", max(low, 3) if preferred >= 3 else low)
-    largest = seats.get("max", max(preferred, min(high, preferred)))
+    largest = seats.get("max", preferred)
     for value in (preferred, smallest, largest):
         if not _whole(value, low, high):
             raise ServiceError(
@@ -525,6 +525,11 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
         bracket_pair_next(tournament, now=now)
         return
     seed = tournament.seed + number
+    if tournament.format in SWISS_FORMATS:
+        smallest = tournament.settings["seats"]["min"] if tournament.format == Format.MULTI_SWISS else 2
+        if len(active_players(tournament, number)) < smallest:  # withdrawals left too few to pair
+            finish(tournament, now=now)
+            return
     planned = TournamentRound.objects.filter(tournament=tournament, number=number, manual=True).first()
     manual = None
     if planned is not None:

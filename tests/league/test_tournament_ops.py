@@ -199,3 +199,18 @@ def test_a_correction_recomputes_standings_and_pairs_from_them(club_with, clock,
     services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
     top = TournamentBoard.objects.get(tournament=tournament, round=2, number=1)
     assert first.second_id in top.seat_ids  # the corrected leader is on the top board
+
+
+def test_a_swiss_ends_early_when_withdrawals_leave_one_player(club_with, clock, django_capture_on_commit_callbacks):
+    club, organiser, members = club_with(3)
+    tournament = swiss(club, organiser, members, clock)
+    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    for board in TournamentBoard.objects.filter(tournament=tournament, round=1, finished_at__isnull=True):
+        finish(board, board.second, django_capture_on_commit_callbacks)
+    playing = [m for m in members if m.pk in {pk for b in tournament.boards.all() for pk in b.seat_ids}]
+    for member in playing[1:]:
+        services.tournament_drop(tournament_id=tournament.pk, by=member, now=clock.now)
+    services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
+    tournament.refresh_from_db()
+    assert tournament.status == "finished" and tournament.current_round == 1
+    assert len(tournament.final_standings) == 3
