@@ -1,8 +1,8 @@
-"""Per-move clocks (a game's time_control): the deadline of the seats to act, and resigning on time."""
+"""Clocks (a game's time_control): per-move windows, resigning on time, and a Fischer bank on the stack."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -92,7 +92,8 @@ def test_a_clocked_nine_card_game_ends_on_time_on_the_stack(stack, players):
     )
     assert response.status_code == 201, response.text
     game = response.json()
-    assert game["meta"]["time_control"] == {"per_move_seconds": 1, "on_timeout": "loss"} and game["window"]["id"].startswith("clock-")
+    assert game["meta"]["time_control"] == {"per_move_seconds": 1, "on_timeout": "loss"}
+    assert game["window"]["id"].startswith("clock-")
     card = oya.get(f"/api/games/{game['id']}/legal-moves").json()["moves"][0]
     assert oya.move(game["id"], card).json()["status"] == "accepted"
     # ko never moves: the clock runs out and ko resigns on time.
@@ -103,3 +104,39 @@ def test_a_clocked_nine_card_game_ends_on_time_on_the_stack(stack, players):
     last = oya.get(f"/api/games/{game['id']}/events").json()[-1]
     assert last["kind"] == "system" and last["data"] == {"type": "resign", "seat": 1, "reason": "timeout"}
     assert Player(stack.base_url).get(f"/api/games/{game['id']}/verification").json()["ok"]
+
+
+@pytest.mark.stack
+@pytest.mark.django_db
+def test_a_bank_with_increment_runs_out_on_the_stack(stack, players):
+    oya, ko = players(2)
+    control = {"bank_seconds": 2, "increment_seconds": 1}
+    response = oya.post("/api/games", {"engine": "nine-card", "seats": [oya.name, ko.name], "time_control": control})
+    assert response.status_code == 201, response.text
+    game_id = response.json()["id"]
+    clock = response.json()["clock"]
+    assert clock["kind"] == "bank" and [s["running"] for s in clock["seats"]] == [True, True]
+    assert all(0 < s["remaining_ms"] <= 2000 for s in clock["seats"])
+
+    def commit(player):
+        card = player.get(f"/api/games/{game_id}/legal-moves").json()["moves"][0]
+        assert player.move(game_id, card).json()["status"] == "accepted"
+
+    commit(oya)  # both play the first trick quickly: each gets the 1 s increment
+    commit(ko)
+    commit(oya)  # the second trick: ko never answers and its bank runs out
+    mid = oya.get(f"/api/games/{game_id}").json()["clock"]["seats"]
+    assert mid[1]["running"] and not mid[0]["running"] and mid[0]["remaining_ms"] > 2000  # two increments
+    finished = wait_until(
+        lambda: (g := oya.get(f"/api/games/{game_id}").json())["status"] == "finished" and g, 30, "the bank"
+    )
+    assert finished["outcome"]["ranking"] == [[0], [1]] and finished["window"] is None
+    seats = finished["clock"]["seats"]
+    assert seats[1] == {"seat": 1, "remaining_ms": 0, "running": False} and seats[0]["remaining_ms"] > 2000
+    events = oya.get(f"/api/games/{game_id}/events").json()
+    assert events[-1]["kind"] == "system" and events[-1]["data"] == {"type": "resign", "seat": 1, "reason": "timeout"}
+    # ko had at most 2 + 1 s in all: the timeout came about then, not at a per-move pace
+    started = datetime.fromisoformat(finished["started_at"].replace("Z", "+00:00"))
+    ended = datetime.fromisoformat(events[-1]["created_at"].replace("Z", "+00:00"))
+    assert timedelta(seconds=2) <= ended - started < timedelta(seconds=15)
+    assert Player(stack.base_url).get(f"/api/games/{game_id}/verification").json()["ok"]
