@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from games import moderation, selectors
+from games.accounts import is_bot
 from games.models import Game, Submission
 
 User = get_user_model()
@@ -24,6 +25,9 @@ class ErrorSerializer(serializers.Serializer):
 class AccountCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,40}$", help_text="2-40 letters, digits, _ . -")
     password = serializers.CharField(write_only=True, style={"input_type": "password"})
+    bot = serializers.BooleanField(
+        required=False, default=False, help_text="A bot account (a program playing through the API); fixed for good."
+    )
 
     def validate_username(self, value):
         if User.objects.filter(username__iexact=value).exists():
@@ -54,6 +58,10 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+class AccountSerializer(TokenSerializer):
+    bot = serializers.BooleanField(help_text="A bot account; ladders admit bots only with allow_bots.")
+
+
 class FlagSerializer(serializers.Serializer):
     name = serializers.CharField()
     type = serializers.CharField()
@@ -78,10 +86,14 @@ class SeatSerializer(serializers.Serializer):
     index = serializers.IntegerField()
     name = serializers.CharField()
     player = serializers.CharField(source="user.username", allow_null=True, default=None)
+    bot = serializers.SerializerMethodField()
     accepted = serializers.SerializerMethodField()
 
     def get_accepted(self, seat) -> bool:
         return seat.accepted_at is not None
+
+    def get_bot(self, seat) -> bool:
+        return is_bot(seat.user)
 
 
 class GameCreateSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import moderation, selectors, services, store
+from games import accounts, moderation, selectors, services, store
 from games.engines import all_engines, get_engine
 from games.models import Game, Submission
 
@@ -31,16 +31,14 @@ ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer
 class AccountCreateView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(request=s.AccountCreateSerializer, responses={201: s.TokenSerializer, **ERRORS}, tags=["accounts"])
+    @extend_schema(request=s.AccountCreateSerializer, responses={201: s.AccountSerializer, **ERRORS}, tags=["accounts"])
     def post(self, request):
-        """Create an account; the answer carries its API token."""
+        """Create an account (``"bot": true`` for a bot account); the answer carries its API token."""
         data = s.AccountCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = User.objects.create_user(
-            username=data.validated_data["username"], password=data.validated_data["password"]
-        )
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
+        user, token = accounts.account_create(**data.validated_data)
+        body = {"username": user.username, "token": token.key, "bot": data.validated_data["bot"]}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class MatureConsentView(APIView):
@@ -81,11 +79,11 @@ class TokenView(APIView):
 class MeView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: s.TokenSerializer, **ERRORS}, tags=["accounts"])
+    @extend_schema(responses={200: s.AccountSerializer, **ERRORS}, tags=["accounts"])
     def get(self, request):
-        """Who the token belongs to."""
+        """Who the token belongs to, and whether it is a bot account."""
         token, _ = Token.objects.get_or_create(user=request.user)
-        return Response({"username": request.user.username, "token": token.key})
+        return Response({"username": request.user.username, "token": token.key, "bot": accounts.is_bot(request.user)})
 
 
 # ---- engines ------------------------------------------------------------------------------

@@ -89,6 +89,18 @@ class MatureConsent(models.Model):
         return f"mature-content consent of {self.user}"
 
 
+class BotAccount(models.Model):
+    """Marks an account as a bot: a program that plays through the API. Set when the account is
+    made (``"bot": true``) and never changed; organisers decide per ladder whether bots may play.
+    Ask ``games.accounts.is_bot(user)`` rather than this table."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, related_name="bot_account", on_delete=models.CASCADE)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"bot account {self.user}"
+
+
 class Event(models.Model):
     """One event of a game's log. Never updated or deleted: PostgreSQL triggers refuse it."""
 

@@ -34,7 +34,7 @@ def game_list(
     *, viewer=None, engine: str | None = None, status: str | None = None, player: str | None = None
 ) -> QuerySet:
     """Games ``viewer`` may see: mature games only for viewers who confirmed (never in public lists)."""
-    games = Game.objects.prefetch_related("seats__user")
+    games = Game.objects.prefetch_related("seats__user__bot_account")
     if not may_see_mature(viewer):
         games = games.exclude(engine__in=mature_engines())
     if engine:
@@ -49,7 +49,7 @@ def game_list(
 def game_get(*, game_id, viewer=None) -> Game | None:
     """The game if ``viewer`` may see it: a mature game is invisible (None) without consent."""
     try:
-        game = Game.objects.prefetch_related("seats__user").filter(pk=game_id).first()
+        game = Game.objects.prefetch_related("seats__user__bot_account").filter(pk=game_id).first()
     except (ValueError, ValidationError):  # a malformed UUID
         return None
     if game is not None and get_engine(game.engine).mature and not may_see_mature(viewer):

@@ -32,7 +32,7 @@ def club_get(*, slug: str) -> Club | None:
 def member_list(*, club: Club, viewer) -> QuerySet:
     """Active members for everyone; organisers also see invitations and requests to join, and a
     user sees their own pending membership."""
-    members = Membership.objects.filter(club=club).select_related("user", "user__player_profile")
+    members = Membership.objects.filter(club=club).select_related("user", "user__player_profile", "user__bot_account")
     if is_organiser(club, viewer):
         return members.exclude(status=Membership.Status.LEFT)
     mine = Q(user=viewer) if viewer is not None and viewer.is_authenticated else Q(pk__in=[])
@@ -52,7 +52,9 @@ def ladder_get(*, ladder_id) -> Ladder | None:
 
 
 def standings(*, ladder: Ladder, include_inactive: bool = False) -> QuerySet:
-    entries = LadderEntry.objects.filter(ladder=ladder).select_related("user", "user__player_profile")
+    entries = LadderEntry.objects.filter(ladder=ladder).select_related(
+        "user", "user__player_profile", "user__bot_account"
+    )
     if not include_inactive:
         entries = entries.filter(position__isnull=False)
     return entries.order_by("position", "user__username")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.accounts import is_bot
+
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
 from .scoring import ladder as rules
 from .scoring import matches as match_rules
@@ -22,10 +24,14 @@ def _display_name(user) -> str:
 
 class ProfileSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
+    bot = serializers.SerializerMethodField()
 
     class Meta:
         model = PlayerProfile
-        fields = ["username", "display_name", "language"]
+        fields = ["username", "display_name", "language", "bot"]
+
+    def get_bot(self, profile) -> bool:
+        return is_bot(profile.user)
 
 
 class ProfileUpdateSerializer(serializers.Serializer):
@@ -58,13 +64,17 @@ class ClubUpdateSerializer(serializers.Serializer):
 class MembershipSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username")
     display_name = serializers.SerializerMethodField()
+    bot = serializers.SerializerMethodField()
 
     class Meta:
         model = Membership
-        fields = ["username", "display_name", "role", "status", "created_at", "joined_at"]
+        fields = ["username", "display_name", "bot", "role", "status", "created_at", "joined_at"]
 
     def get_display_name(self, membership) -> str:
         return _display_name(membership.user)
+
+    def get_bot(self, membership) -> bool:
+        return is_bot(membership.user)
 
 
 class InviteSerializer(serializers.Serializer):
@@ -93,7 +103,8 @@ class LadderCreateSerializer(serializers.Serializer):
         default=dict,
         help_text="Ladder rules that differ from the defaults: challenge_range, max_open_challenges, accept_days, "
         "play_days, on_challenger_win, rematch_cooldown_days, new_player_free_challenges, inactivity_days, "
-        'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}).',
+        'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}), allow_bots (default false: '
+        "bot accounts may not join or challenge).",
     )
     game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
 
@@ -106,6 +117,7 @@ class LadderUpdateSerializer(serializers.Serializer):
 class EntrySerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username")
     display_name = serializers.SerializerMethodField()
+    bot = serializers.SerializerMethodField()
 
     class Meta:
         model = LadderEntry
@@ -113,6 +125,7 @@ class EntrySerializer(serializers.ModelSerializer):
             "position",
             "username",
             "display_name",
+            "bot",
             "active",
             "mu",
             "sigma",
@@ -131,6 +144,9 @@ class EntrySerializer(serializers.ModelSerializer):
 
     def get_display_name(self, entry) -> str:
         return _display_name(entry.user)
+
+    def get_bot(self, entry) -> bool:
+        return is_bot(entry.user)
 
 
 class LadderEventSerializer(serializers.ModelSerializer):

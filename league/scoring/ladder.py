@@ -92,8 +92,9 @@ CHALLENGE_DEFAULTS = {
     "inactivity_days": 30,
     "inactivity_drop_places": 1,
     "match": None,
+    "allow_bots": False,  # may bot accounts (games.accounts.is_bot) join and play
 }
-RATING_DEFAULTS = {"match": None}
+RATING_DEFAULTS = {"match": None, "allow_bots": False}
 
 
 class SettingsError(RuleError):
@@ -153,6 +154,9 @@ def validate_settings(kind: str, settings: dict | None, *, base: dict | None = N
             f"unknown {kind} ladder setting(s) {', '.join(unknown)}; allowed: {', '.join(sorted(defaults))}"
         )
     full = {**copy.deepcopy(base or defaults), **copy.deepcopy(settings)}
+    full.setdefault("allow_bots", False)  # a ladder made before the setting existed
+    if not isinstance(full["allow_bots"], bool):
+        raise SettingsError(f"setting 'allow_bots' must be true or false, not {full['allow_bots']!r}")
     if full["match"] is not None:
         full["match"] = match_rules.validate_spec(full["match"])
     if kind == RATING:

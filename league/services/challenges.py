@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from games.accounts import is_bot
 from games.engines.base import RuleError
 from games.services import ServiceError, game_create
 
@@ -39,6 +40,24 @@ def open_challenges(ladder: Ladder, user_id: int):
     )
 
 
+ALLOW_BOTS = "allow_bots"  # ladder setting: may bot accounts join, challenge and be challenged (default no)
+
+
+def admit_bots(ladder: Ladder, players) -> None:
+    """Refuse (403 ``bots_not_allowed``) if any of ``players`` is a bot account and the ladder
+    does not allow bots."""
+    if ladder.settings.get(ALLOW_BOTS):
+        return
+    bots = [user.get_username() for user in players if is_bot(user)]
+    if bots:
+        raise ServiceError(
+            "bots_not_allowed",
+            f"this ladder does not admit bot accounts ({', '.join(bots)}); its organisers can allow them "
+            '(settings {"allow_bots": true})',
+            status=403,
+        )
+
+
 def _pair(a: int, b: int) -> Q:
     return Q(challenger_id=a, defender_id=b) | Q(challenger_id=b, defender_id=a)
 
@@ -53,6 +72,7 @@ def challenge_create(*, ladder_id, by, defender, now: datetime | None = None) ->
         raise ServiceError("not_a_challenge_ladder", "challenges are for challenge ladders; rating ladders rate games")
     if not is_member(ladder.club, defender):
         raise ServiceError("defender_not_member", f"{defender.get_username()} is not a member of this club")
+    admit_bots(ladder, [by, defender])
     settings = ladder.settings
     limit = settings["max_open_challenges"]
     if open_challenges(ladder, by.pk).count() >= limit:

@@ -15,7 +15,7 @@ from games.services import ServiceError, game_create
 
 from ..models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match
 from ..scoring import ladder as rules
-from .challenges import decide_forfeit, open_challenges, void_challenge
+from .challenges import admit_bots, decide_forfeit, open_challenges, void_challenge
 from .clubs import is_member, is_organiser, require_member, require_organiser
 from .log import event_append, iso, ladder_lock, projection_of, projection_rebuild
 from .matches import check_spec, current_game, match_start
@@ -110,6 +110,7 @@ def ladder_join(*, ladder_id, by, now: datetime | None = None) -> LadderEntry:
     now = now or timezone.now()
     ladder = ladder_lock(ladder_id)
     require_member(ladder.club, by)
+    admit_bots(ladder, [by])
     if LadderEntry.objects.filter(ladder=ladder, user=by, active=True).exists():
         raise ServiceError("already_on_ladder", "you are already on this ladder", status=409)
     event_append(ladder, kind=rules.PLAYER_JOINED, payload={"player": by.pk}, actor=by, at=now)
@@ -167,6 +168,7 @@ def rated_game_create(*, ladder_id, by, players: list, now: datetime | None = No
     outsiders = [user.get_username() for user in players if not is_member(ladder.club, user)]
     if outsiders:
         raise ServiceError("not_member", f"not members of this club: {', '.join(outsiders)}")
+    admit_bots(ladder, players)
     spec = ladder.settings.get("match")
     if spec:
         config = ladder.game_config
