@@ -12,7 +12,21 @@ from games.engines import all_engines, get_engine
 from games.engines.base import RuleError
 
 from . import services
-from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
+from .models import (
+    Challenge,
+    Club,
+    Ladder,
+    LadderEntry,
+    LadderEvent,
+    Match,
+    Membership,
+    PlayerProfile,
+    RatingPoint,
+    Tournament,
+    TournamentBoard,
+    TournamentEntry,
+    TournamentRound,
+)
 from .scoring import ladder as rules
 
 
@@ -312,3 +326,56 @@ class RatingPointAdmin(OrganiserScoped, admin.ModelAdmin):
 @admin.register(PlayerProfile)
 class PlayerProfileAdmin(admin.ModelAdmin):
     list_display = ("user", "display_name", "language")
+
+
+# ---- tournaments: read-only here; every change goes through the services (the API's endpoints) ----
+class TournamentEntryInline(admin.TabularInline):
+    model = TournamentEntry
+    fields = ("number", "user", "status", "first_round", "checked_in_at", "dropped_after_round", "group")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class TournamentRoundInline(TournamentEntryInline):
+    model = TournamentRound
+    fields = ("number", "stage", "seed", "manual", "deadline_at", "created_at")
+    readonly_fields = fields
+
+
+@admin.register(Tournament)
+class TournamentAdmin(OrganiserScoped, admin.ModelAdmin):
+    """Tournaments with their entries and rounds; the action pairs the next round (or finishes the
+    tournament) through ``tournament_advance`` - the same rules as POST /api/tournaments/{id}/rounds."""
+
+    readonly = True
+    list_display = ("name", "club", "format", "engine", "status", "current_round", "rounds", "created_at")
+    list_filter = ("format", "status")
+    inlines = [TournamentEntryInline, TournamentRoundInline]
+    actions = ["advance"]
+
+    @admin.action(description="Pair the next round now (or finish after the last)")
+    def advance(self, request, queryset):
+        for tournament in queryset:
+            if run_service(
+                self, request, lambda t=tournament: services.tournament_advance(tournament_id=t.pk, by=request.user)
+            ):
+                self.message_user(
+                    request, f"{tournament.name}: round {Tournament.objects.get(pk=tournament.pk).current_round}"
+                )
+
+
+@admin.register(TournamentBoard)
+class TournamentBoardAdmin(OrganiserScoped, admin.ModelAdmin):
+    """Boards are results; corrections go through POST /api/tournaments/{id}/results."""
+
+    club_path = "tournament__club"
+    readonly = True
+    list_display = ("tournament", "round", "number", "bracket_match", "players", "decided_by", "finished_at")
+    list_filter = ("decided_by",)
