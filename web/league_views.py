@@ -1,4 +1,4 @@
-"""League pages: clubs, a club with its members and ladders, a ladder, a player's profile.
+"""League pages: clubs, a club with its members, ladders, tournaments and leagues, a ladder, a player's profile.
 
 Reads go through ``league.selectors``; the few forms here (join a club, invite, join a ladder,
 challenge, answer a challenge) call ``league.services``, which check who may do what, and come
@@ -14,8 +14,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as game_selectors
-from league import selectors, services
+from league import selectors, services, tournament_selectors
 from league.models import Challenge, Membership, PlayerProfile
+from league.seasons import selectors as season_selectors
 from league.services.clubs import membership_of
 
 from .charts import rating_chart
@@ -55,6 +56,8 @@ def club_page(request, slug):
         "club": club,
         "members": selectors.member_list(club=club, viewer=request.user),
         "ladders": selectors.ladder_list(club=club),
+        "tournaments": tournament_selectors.tournament_list(club=club),
+        "leagues": season_selectors.league_list(club=club),
         "mine": mine,
         "may_join": viewer is not None and (mine is None or mine.status in ("invited", "left")),
         "organiser": services.is_organiser(club, viewer),

@@ -1,9 +1,10 @@
-"""Web page routes: games, replay, play, the league pages (clubs, ladders, players) and the account pages."""
+"""Web page routes: games, replay, play, the league pages (clubs, ladders, players, tournaments, seasonal
+leagues) and the account pages."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, views
+from . import league_views, season_views, tournament_views, views
 
 app_name = "web"
 
@@ -26,6 +27,13 @@ urlpatterns = [
     path("ladders/<int:pk>/challenge", league_views.challenge_new, name="challenge-new"),
     path("challenges/<uuid:pk>/<str:step>", league_views.challenge_step, name="challenge-step"),
     path("players/<str:username>/", league_views.player_page, name="player"),
+    # tournaments and seasonal leagues (web/tournament_views.py, web/season_views.py)
+    path("tournaments/<int:pk>/", tournament_views.tournament_page, name="tournament"),
+    path("tournaments/<int:pk>/<str:action>", tournament_views.tournament_action, name="tournament-action"),
+    path("leagues/<int:pk>/", season_views.league_page, name="league"),
+    path("leagues/<int:pk>/<str:action>", season_views.league_action, name="league-action"),
+    path("seasons/<int:pk>/", season_views.season_page, name="season"),
+    path("seasons/<int:pk>/<str:action>", season_views.season_action, name="season-action"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),

@@ -1,0 +1,165 @@
+"""The seasonal-league pages in-process: a league with its roster, rules and the next season's plan,
+forms by role (add a player, start a season, close it), a season's division tables with the
+promotion and relegation zones, fixtures per round with play-by dates and game links, Japanese."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import services as game_services
+from league import services
+from league.seasons import services as season_services
+from league.seasons.models import Fixture, Season
+
+pytestmark = pytest.mark.django_db
+
+
+def user(name: str):
+    return get_user_model().objects.create_user(username=name)
+
+
+def client_of(someone, language: str = "en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(someone)
+    return client
+
+
+@pytest.fixture
+def league():
+    """A club league of Nine Card: two divisions, one up and one down; eight players on the roster."""
+    organiser = user("org")
+    club = services.club_create(name="Go Club", slug="go-club", by=organiser)
+    members = []
+    for index in range(8):
+        member = user(f"p{index}")
+        services.membership_invite(club_id=club.pk, by=organiser, user=member)
+        services.membership_join(club_id=club.pk, by=member)
+        members.append(member)
+    league = season_services.league_create(
+        club_id=club.pk, by=organiser, name="Winter League", engine="nine-card", divisions=2, promote=1, relegate=1
+    )
+    for member in members:
+        season_services.league_player_add(league_id=league.pk, by=organiser, user=member)
+    return league, organiser, members
+
+
+def rows(html: str) -> dict[str, str]:
+    return {m.group(1): m.group(0) for m in re.finditer(r'<tr data-player="([^"]+)"[^>]*>.*?</tr>', html, re.S)}
+
+
+def finish(fixture: Fixture, loser) -> None:
+    game_services.move_submit(
+        game_id=fixture.game_id, user=loser, move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
+    )
+    game_services.game_advance(game_id=fixture.game_id)
+    assert season_services.season_game_finished(game_id=fixture.game_id)
+
+
+def test_the_league_page_and_starting_a_season_from_it(league):
+    league_, organiser, (p0, *_) = league
+    anonymous = Client().get(f"/leagues/{league_.pk}/").content.decode()
+    assert (
+        "Winter League" in anonymous and 'data-player="p7"' in anonymous and "No season has started yet." in anonymous
+    )
+    assert "1 up from each division but the top, 1 down from each but the bottom" in anonymous
+    assert "win 3, draw 1, loss 0" in anonymous and 'id="organise"' not in anonymous
+    assert 'id="organise"' not in client_of(p0).get(f"/leagues/{league_.pk}/").content.decode()
+    assert Client().get("/leagues/99999/").status_code == 404
+
+    page = client_of(organiser).get(f"/leagues/{league_.pk}/").content.decode()
+    plan = page.split('id="plan"')[1].split("</div></div>")[0]
+    assert plan.count("<h4>") == 2 and "p0" in plan and "p7" in plan and 'id="start-season"' in page
+
+    refused = client_of(p0).post(f"/leagues/{league_.pk}/start-season", follow=True).content.decode()
+    assert "not_organiser" in refused and not Season.objects.exists()
+    stranger = user("stranger")
+    added = client_of(organiser).post(f"/leagues/{league_.pk}/add-player", {"username": "stranger"}, follow=True)
+    assert "not_a_club_member: That player is not a member of this club" in added.content.decode()
+    assert stranger.season_league_entries.count() == 0
+
+    started = client_of(organiser).post(f"/leagues/{league_.pk}/start-season", follow=True).content.decode()
+    assert "Season 1 has started; its fixtures are made." in started
+    season = Season.objects.get(league=league_)
+    assert f'href="/seasons/{season.pk}/"' in started and 'id="start-season"' not in started
+    assert "Season 1 is running; close it on its page to start the next." in started
+
+
+def test_the_season_page_marks_the_zones_and_lists_the_fixtures(league):
+    league_, organiser, members = league
+    season = season_services.season_start(league_id=league_.pk, by=organiser)
+    page = Client().get(f"/seasons/{season.pk}/").content.decode()
+    divisions = page.split('id="divisions"')[1].split('id="fixtures"')[0]
+    assert divisions.count('class="division"') == 2
+    top, bottom = divisions.split('data-tier="2"')
+    # Division 1 sends its last player down; division 2 sends its first up. Nobody is placed yet,
+    # so the table is in seed order.
+    top_rows, bottom_rows = rows(top), rows(bottom)
+    assert list(top_rows) == ["p0", "p1", "p2", "p3"] and list(bottom_rows) == ["p4", "p5", "p6", "p7"]
+    assert "zone-relegated" in top_rows["p3"] and "▼" in top_rows["p3"] and "zone" not in top_rows["p0"]
+    assert "zone-promoted" in bottom_rows["p4"] and "▲" in bottom_rows["p4"] and "zone" not in bottom_rows["p7"]
+    head = top.split("</thead>")[0]
+    assert re.findall(r'<th class="tiebreak">([^<]*)</th>', head) == [
+        "head to head",
+        "wins",
+        "Sonneborn-Berger",
+        "game points",
+    ]
+    assert f'href="/api/seasons/{season.pk}/standings.csv"' in page
+
+    # Fixtures: three rounds of four games (two divisions of four), each with its play-by date.
+    fixtures = page.split('id="fixtures"')[1]
+    assert fixtures.count("<details") == 3 and fixtures.count("data-fixture=") == 12
+    first = Fixture.objects.filter(season=season, round=1).order_by("division__tier", "board").first()
+    round_1 = fixtures.split('data-round="1"')[1].split("</details>")[0]
+    assert first.play_by.strftime("%Y-%m-%d %H:%M") in round_1 and f'href="/games/{first.game_id}/play"' in round_1
+
+    finish(first, loser=first.away)
+    page = Client().get(f"/seasons/{season.pk}/").content.decode()
+    row = page.split(f'data-fixture="{first.pk}"')[1].split("</tr>")[0]
+    assert "1–0" in row and f'href="/games/{first.game_id}/replay"' in row and 'class="won"' in row
+    winner_row = rows(page.split('id="divisions"')[1])[first.home.username]
+    assert "<td>3</td>" in winner_row  # three points for a win
+
+
+def test_closing_a_season_from_its_page_then_the_next_seasons_plan(league):
+    league_, organiser, members = league
+    season = season_services.season_start(league_id=league_.pk, by=organiser)
+    assert 'id="close-season"' not in client_of(members[0]).get(f"/seasons/{season.pk}/").content.decode()
+    refused = client_of(members[0]).post(f"/seasons/{season.pk}/close", follow=True).content.decode()
+    assert "not_organiser" in refused
+
+    for fixture in Fixture.objects.filter(season=season).select_related("home", "away"):
+        finish(fixture, loser=fixture.away if fixture.home.username < fixture.away.username else fixture.home)
+    season.refresh_from_db()
+    assert season.status == "closed"  # the last result closed it
+    page = client_of(organiser).get(f"/seasons/{season.pk}/").content.decode()
+    assert 'id="close-season"' not in page and "closed" in page
+
+    plan = client_of(organiser).get(f"/leagues/{league_.pk}/").content.decode().split('id="plan"')[1]
+    first, second = plan.split("<h4>")[1:3]
+    assert 'p4 <span class="muted">promoted</span>' in first and 'p3 <span class="muted">relegated</span>' in second
+
+
+def test_closing_early_from_the_page(league):
+    league_, organiser, _ = league
+    season = season_services.season_start(league_id=league_.pk, by=organiser)
+    closed = client_of(organiser).post(f"/seasons/{season.pk}/close", follow=True).content.decode()
+    assert "Season 1 is closed; its final tables are frozen." in closed
+    assert Season.objects.get(pk=season.pk).status == "closed"
+    again = client_of(organiser).post(f"/seasons/{season.pk}/close", follow=True).content.decode()
+    assert "season_closed" in again
+
+
+def test_the_season_pages_in_japanese(league):
+    league_, organiser, _ = league
+    season = season_services.season_start(league_id=league_.pk, by=organiser)
+    page = client_of(organiser, "ja").get(f"/seasons/{season.pk}/").content.decode()
+    for words in ("ディビジョン 1", "昇格圏", "降格圏", "対戦カード", "シーズンを終了する"):
+        assert words in page, words
+    club = client_of(organiser, "ja").get("/clubs/go-club/").content.decode()
+    assert "リーグ" in club and "トーナメント" in club

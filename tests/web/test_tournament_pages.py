@@ -1,0 +1,334 @@
+"""The tournament pages in-process: the club's list, entries and forms by role, pairings with links
+to the games, standings with tiebreak columns, corrections, drawn brackets (single and double
+elimination, groups then a playoff), tables of four, Japanese; and the bracket geometry itself."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import translation
+
+from games import services as game_services
+from league import services
+from league.models import Tournament, TournamentBoard
+
+pytestmark = pytest.mark.django_db
+
+
+def user(name: str):
+    return get_user_model().objects.create_user(username=name)
+
+
+def client_of(someone, language: str = "en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(someone)
+    return client
+
+
+def page_of(client, tournament) -> str:
+    response = client.get(f"/tournaments/{tournament.pk}/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def club():
+    """An organiser and eight members of one club."""
+    organiser = user("org")
+    club = services.club_create(name="Go Club", slug="go-club", by=organiser)
+    members = []
+    for index in range(8):
+        member = user(f"p{index}")
+        services.membership_invite(club_id=club.pk, by=organiser, user=member)
+        services.membership_join(club_id=club.pk, by=member)
+        members.append(member)
+    return club, organiser, members
+
+
+def make(club, organiser, entrants, *, format="swiss", engine="nine-card", start=True, **options) -> Tournament:
+    tournament = services.tournament_create(
+        club_id=club.pk, by=organiser, name=f"{format} cup", engine=engine, format=format, **options
+    )
+    for member in entrants:
+        services.tournament_enter(tournament_id=tournament.pk, by=member)
+    if start:
+        services.tournament_start(tournament_id=tournament.pk, by=organiser)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def play_round(tournament, losers=None) -> None:
+    """Every unfinished board of the current round ends with a resignation (by default the second
+    seat's; ``losers`` names other losers), is recorded, and the next round is paired - what the
+    game_finished task and the advance task do, which a test transaction never commits."""
+    users = {u.pk: u for u in get_user_model().objects.all()}
+    for board in tournament.boards.filter(round=tournament.current_round, finished_at__isnull=True):
+        seats = board.seat_ids
+        loser = next((pk for pk in seats if losers and users[pk].username in losers), seats[-1])
+        game_services.move_submit(
+            game_id=board.game_id, user=users[loser], move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
+        )
+        game_services.game_advance(game_id=board.game_id)
+        assert services.tournament_game_finished(game_id=board.game_id)
+    services.tournament_advance(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+
+
+def test_the_club_page_lists_tournaments_and_leagues(club):
+    from league.seasons import services as season_services
+
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:2], start=False)
+    league = season_services.league_create(club_id=club_.pk, by=organiser, name="Winter League", engine="nine-card")
+    page = Client().get("/clubs/go-club/").content.decode()
+    assert f'href="/tournaments/{tournament.pk}/"' in page and "swiss cup" in page and "taking entries" in page
+    assert f'href="/leagues/{league.pk}/"' in page and "Winter League" in page
+    assert Client().get("/tournaments/999999/").status_code == 404
+
+
+def test_who_sees_which_form_and_entering_from_the_page(club):
+    club_, organiser, (p0, p1, p2, *_) = club
+    stranger = user("stranger")
+    tournament = make(club_, organiser, [], start=False, settings={"check_in": True})
+
+    anonymous = page_of(Client(), tournament)
+    assert 'id="organise"' not in anonymous and 'id="enter"' not in anonymous and "Log in to enter" in anonymous
+    assert 'id="enter"' not in page_of(client_of(stranger), tournament)  # not a member of the club
+    member_page = page_of(client_of(p0), tournament)
+    assert 'id="enter"' in member_page and 'id="organise"' not in member_page
+    organiser_page = page_of(client_of(organiser), tournament)
+    for form in ("enter-player", "check-in-player", "drop-player", "start"):
+        assert f'id="{form}"' in organiser_page
+    assert 'id="advance"' not in organiser_page and 'id="correct"' not in organiser_page
+
+    # A member enters and checks in; the organiser enters another member; a stranger is refused.
+    entered = client_of(p0).post(f"/tournaments/{tournament.pk}/enter", follow=True).content.decode()
+    assert "p0 has entered." in entered and 'id="check-in"' in entered and 'id="withdraw"' in entered
+    checked = client_of(p0).post(f"/tournaments/{tournament.pk}/check-in", follow=True).content.decode()
+    assert "You are checked in." in checked
+    done = client_of(organiser).post(f"/tournaments/{tournament.pk}/enter", {"username": "p1"}, follow=True)
+    assert "p1 has entered." in done.content.decode()
+    refused = client_of(stranger).post(f"/tournaments/{tournament.pk}/enter", follow=True).content.decode()
+    assert "not_member: Only members of this club may do this" in refused
+    # A member cannot start it, even by posting the form.
+    refused = client_of(p2).post(f"/tournaments/{tournament.pk}/start", follow=True).content.decode()
+    assert "not_organiser" in refused
+    unknown = client_of(organiser).post(f"/tournaments/{tournament.pk}/enter", {"username": "nobody"}, follow=True)
+    assert "no_such_player" in unknown.content.decode()
+    assert client_of(organiser).post(f"/tournaments/{tournament.pk}/explode").status_code == 404
+
+    entries = page_of(Client(), tournament).split('id="entries"')[1].split("</table>")[0]
+    row = {name: entries.split(f'data-entry="{name}"')[1].split("</tr>")[0] for name in ("p0", "p1")}
+    assert "✓" in row["p0"] and "not yet" in row["p1"]
+
+    # Check-in is on: starting drops p1, who did not check in, and two entries are too few.
+    refused = client_of(organiser).post(f"/tournaments/{tournament.pk}/start", follow=True).content.decode()
+    assert "too_few_entries: There are too few entries to start." in refused
+
+
+def test_a_swiss_from_start_to_standings_through_the_page(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:5], start=False, rounds=2)
+    started = client_of(organiser).post(f"/tournaments/{tournament.pk}/start", follow=True).content.decode()
+    assert "The tournament has started: round 1 is paired." in started
+    tournament.refresh_from_db()
+
+    boards = list(tournament.boards.filter(round=1).order_by("number"))
+    assert sorted(len(b.seat_ids) for b in boards) == [1, 2, 2]  # five players: two boards and a bye
+    page = page_of(Client(), tournament)
+    round_1 = page.split('data-round="1"')[1].split("</details>")[0]
+    for board in boards:
+        if board.is_bye:
+            assert "bye" in round_1.split(f'data-board="{board.number}"')[1].split("</tr>")[0]
+        else:
+            assert f'href="/games/{board.game_id}/play"' in round_1
+    assert "round 1 is being played" in page
+    refused = client_of(organiser).post(f"/tournaments/{tournament.pk}/advance", follow=True).content.decode()
+    assert "round_running: The current round still has games being played." in refused
+
+    play_round(tournament)
+    assert tournament.current_round == 2
+    page = page_of(Client(), tournament)
+    round_1 = page.split('data-round="1"')[1].split("</details>")[0]
+    for board in boards:
+        if not board.is_bye:
+            assert f'href="/games/{board.game_id}/replay"' in round_1 and "1–0" in round_1
+    # The standings: a column per tiebreak, in the tournament's order, and the CSV link.
+    head = page.split('id="standings"')[1].split("</thead>")[0]
+    assert re.findall(r'<th class="tiebreak">([^<]*)</th>', head) == [
+        "Buchholz cut 1",
+        "Buchholz",
+        "Sonneborn-Berger",
+        "direct encounter",
+    ]
+    assert f'href="/api/tournaments/{tournament.pk}/standings.csv"' in page
+    rows = page.split('id="standings"')[1].split("</tbody>")[0].split("<tr data-player=")[1:]
+    assert len(rows) == 5 and all(row.count('class="tiebreak"') == 4 for row in rows)
+    # Round 2's bye is decided at once: of the two round-1 losers, the one without it is last on 0.
+    last = rows[-1].split('"')[1]
+    assert last in {get_user_model().objects.get(pk=b.seat_ids[1]).username for b in boards if not b.is_bye}
+    assert "<td>0</td>" in rows[-1] and "<td>1</td>" in rows[0]
+
+    # The organiser pairs nothing early, then the last round ends and the tournament finishes.
+    play_round(tournament)
+    assert tournament.status == "finished"
+    page = page_of(client_of(organiser), tournament)
+    assert "finished" in page and 'id="advance"' not in page and 'id="correct"' in page
+
+
+def test_an_organiser_corrects_a_result_and_drops_a_player(club):
+    club_, organiser, (p0, p1, p2, p3, *_) = club
+    tournament = make(club_, organiser, [p0, p1, p2, p3], format="round_robin")
+    board = tournament.boards.filter(round=1).order_by("number").first()
+    first, second = (get_user_model().objects.get(pk=pk).username for pk in board.seat_ids)
+    url = f"/tournaments/{tournament.pk}/correct"
+    data = {"round": 1, "board": board.number, "ranking": f"{second} > {first}"}
+    assert "not_organiser" in client_of(p0).post(url, data, follow=True).content.decode()
+    bad = client_of(organiser).post(url, {"round": 1, "board": board.number, "ranking": "p0 >"}, follow=True)
+    assert "invalid_ranking" in bad.content.decode()
+    bad = client_of(organiser).post(url, {"round": "x", "board": 1, "ranking": "p0"}, follow=True)
+    assert "invalid_board" in bad.content.decode()
+
+    done = client_of(organiser).post(url, data, follow=True).content.decode()
+    assert f"The result of round 1, board {board.number} is corrected." in done
+    board.refresh_from_db()
+    assert board.decided_by == "correction" and board.placements == [[board.seat_ids[1]], [board.seat_ids[0]]]
+    row = done.split('data-round="1"')[1].split(f'data-board="{board.number}"')[1].split("</tr>")[0]
+    assert "0–1" in row and "corrected" in row and f'<span class="won">{second}</span>' in row
+
+    draw = {"round": 1, "board": board.number, "ranking": f"{first} = {second}"}
+    assert "½–½" in client_of(organiser).post(url, draw, follow=True).content.decode()
+
+    dropped = client_of(organiser).post(f"/tournaments/{tournament.pk}/drop", {"username": "p3"}, follow=True)
+    assert "p3 has withdrawn." in dropped.content.decode()
+    entries = dropped.content.decode().split('id="entries"')[1]
+    assert "withdrew after round 1" in entries.split('data-entry="p3"')[1].split("</tr>")[0]
+    # The player withdraws themselves from the page too.
+    gone = client_of(p2).post(f"/tournaments/{tournament.pk}/drop", follow=True).content.decode()
+    assert "p2 has withdrawn." in gone and "You have withdrawn from this tournament." in gone
+
+
+def boxes(page: str) -> dict[str, str]:
+    """Each bracket box's SVG, by match id."""
+    svg = page.split('<svg class="bracket"')[1].split("</svg>")[0]
+    return {
+        m.group(1): m.group(0) for m in re.finditer(r'<g class="match [^"]*" data-match="([^"]+)">.*?</g>', svg, re.S)
+    }
+
+
+def test_single_elimination_draws_the_bracket_with_byes_and_results(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:6], format="single_elimination")
+    drawn = boxes(page_of(Client(), tournament))
+    assert sorted(drawn) == ["W1-1", "W1-2", "W1-3", "W1-4", "W2-1", "W2-2", "W3-1"]
+    # Six in a bracket of eight: seeds 1 and 2 (p0, p1) have byes; 4 v 5 and 3 v 6 play.
+    assert 'class="match bye' in drawn["W1-1"] and "p0" in drawn["W1-1"] and "Bye" in drawn["W1-1"]
+    assert 'class="match playing' in drawn["W1-2"] and "p3" in drawn["W1-2"] and "p4" in drawn["W1-2"]
+    assert "p0" in drawn["W2-1"] and "Winner of W1-2" in drawn["W2-1"]
+    assert "Winner of W2-1" in drawn["W3-1"]
+    game = TournamentBoard.objects.get(tournament=tournament, bracket_match="W1-2").game_id
+    assert f'href="/games/{game}/play"' in drawn["W1-2"]
+    page = page_of(Client(), tournament)
+    assert page.count('<polyline class="link"') == 6  # every later match is fed by two lines
+    assert ">Semi-finals<" in page and ">Final<" in page
+
+    play_round(tournament, losers={"p3", "p5"})  # p4 beats p3, p2 beats p5
+    drawn = boxes(page_of(Client(), tournament))
+    assert re.search(r'class="slot won"[^>]*>.*?p4</text>', drawn["W1-2"])
+    assert re.search(r'class="slot lost"[^>]*>.*?p3</text>', drawn["W1-2"])
+    assert 'class="match done' in drawn["W1-2"] and f'href="/games/{game}/replay"' in drawn["W1-2"]
+    assert "p0" in drawn["W2-1"] and "p4" in drawn["W2-1"] and "Winner of" not in drawn["W2-1"]
+    play_round(tournament, losers={"p4", "p2"})
+    play_round(tournament, losers={"p1"})
+    assert tournament.status == "finished"
+    page = page_of(Client(), tournament)
+    assert re.search(r'class="slot won"[^>]*>.*?p0</text>', boxes(page)["W3-1"])
+    standings = page.split('id="standings"')[1]
+    assert standings.index('data-player="p0"') < standings.index('data-player="p1"')
+
+
+def test_double_elimination_draws_both_brackets_and_the_grand_final(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:4], format="double_elimination")
+    page = page_of(Client(), tournament)
+    drawn = boxes(page)
+    assert sorted(drawn) == ["GF", "GF2", "L1-1", "L2-1", "W1-1", "W1-2", "W2-1"]
+    assert "Loser of W1-1" in drawn["L1-1"] and "Loser of W2-1" in drawn["L2-1"]
+    for heading in ("Winners round 1", "Losers round 1", "Grand final", "Grand final reset"):
+        assert f">{heading}<" in page
+    y = {mid: int(re.search(r'<rect x="\d+" y="(\d+)"', svg).group(1)) for mid, svg in drawn.items()}
+    x = {mid: int(re.search(r'<rect x="(\d+)"', svg).group(1)) for mid, svg in drawn.items()}
+    assert y["L1-1"] > y["W1-2"]  # the losers bracket is drawn under the winners bracket
+    assert x["GF"] > max(x["W2-1"], x["L2-1"]) and x["GF2"] > x["GF"]
+    assert min(y["W2-1"], y["L2-1"]) < y["GF"] < max(y["W2-1"], y["L2-1"])  # level with its feeders
+
+    play_round(tournament, losers={"p3", "p2"})  # p0 and p1 win the first round
+    drawn = boxes(page_of(Client(), tournament))
+    assert "p3" in drawn["L1-1"] and "p2" in drawn["L1-1"] and 'class="match playing' in drawn["L1-1"]
+
+
+def test_groups_then_a_playoff(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members, format="groups_playoff", settings={"groups": 2, "advance": 2})
+    page = page_of(Client(), tournament)
+    groups = page.split('id="groups"')[1].split("</div>")[0]
+    assert groups.count("<caption>") == 2 and "Group A" in groups and "Group B" in groups
+    assert groups.count('class="advances"') == 4
+    drawn = boxes(page)
+    assert sorted(drawn) == ["W1-1", "W1-2", "W2-1"]
+    assert "Group A #1" in drawn["W1-1"] and "Group B #2" in drawn["W1-1"]  # a group winner meets the other's runner-up
+    entries = page.split('id="entries"')[1]
+    assert "group A" in entries and "group B" in entries
+
+    while tournament.bracket.get("stage") == "groups":
+        play_round(tournament)
+    drawn = boxes(page_of(Client(), tournament))
+    assert "Group A" not in drawn["W1-1"] and 'class="match playing' in drawn["W1-1"]
+
+
+def test_tables_of_four_list_their_seats(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members, format="multi_swiss", engine="turn-thief", rounds=1)
+    play_round(tournament)
+    page = page_of(Client(), tournament)
+    round_1 = page.split('data-round="1"')[1].split("</details>")[0]
+    assert round_1.count('<ol class="table-seats">') == 2 and round_1.count("<li") == 8
+    assert "place 1" in round_1 and "place 4" in round_1
+    assert "game points" in page.split('id="standings"')[1].split("</thead>")[0]
+
+
+def test_the_tournament_page_in_japanese(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:4], format="single_elimination")
+    page = page_of(client_of(organiser, "ja"), tournament)
+    assert '<html lang="ja">' in page
+    for words in ("順位表", "ラウンド", "決勝", "次のラウンドを組む", "結果を訂正"):
+        assert words in page, words
+
+
+def test_bracket_geometry():
+    from types import SimpleNamespace
+
+    from league.scoring.elimination import single_elimination
+    from web.brackets import BOX_H, COL_W, draw, points_text
+
+    assert [points_text(v) for v in (1.0, 0.5, 0.0, 2.5, None)] == ["1", "½", "0", "2½", ""]
+    names = {1: "ann", 2: "bob", 3: "cy", 4: "dee"}
+    done = SimpleNamespace(
+        seat_ids=[1, 4], placements=[[4], [1]], points={"1": 0.0, "4": 1.0}, finished_at=1, decided_by="game",
+        game_id="g", game=None,
+    )  # fmt: skip
+    with translation.override("en"):
+        bracket = draw(single_elimination(4), [1, 2, 3, 4], name=names.get, boards={"W1-1": done})
+    by_id = {box.id: box for box in bracket.boxes}
+    semis, final = (by_id["W1-1"], by_id["W1-2"]), by_id["W2-1"]
+    assert final.x == COL_W and final.y == (semis[0].y + semis[1].y) // 2  # centred on its feeders
+    assert semis[1].y - semis[0].y > BOX_H  # no overlap
+    assert [s.text for s in final.slots] == ["dee", "Winner of W1-2"] and final.slots[0].seed == 4
+    assert by_id["W1-1"].slots[1].won and by_id["W1-1"].slots[0].lost and by_id["W1-1"].slots[1].score == "1"
+    assert by_id["W1-1"].state == "done" and by_id["W1-2"].state == "waiting"
+    assert len(bracket.lines) == 2 and bracket.width >= final.right

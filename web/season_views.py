@@ -1,0 +1,202 @@
+"""Seasonal-league pages: a league with its roster and seasons, and a season with each division's
+table (promotion and relegation zones marked) and its fixtures round by round with play-by dates.
+
+Reads go through ``league.seasons.selectors``; the organiser's forms (add or remove a roster
+player, start the next season, close the running one) call ``league.seasons.services`` and come
+back to the page with the service's refusal as ``code: message`` (post, redirect, get).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from league import selectors as club_selectors
+from league import services as club_services
+from league.seasons import scoring, selectors, services
+from league.seasons.models import Fixture, Season
+
+from .brackets import points_text
+from .league_views import _not_found
+from .tournament_views import REFUSALS as TOURNAMENT_REFUSALS
+
+REFUSALS = {
+    **TOURNAMENT_REFUSALS,
+    "season_running": lambda: _("The current season is still running; close it first."),
+    "division_too_small": lambda: _("A division would have fewer than two players; add players to the league."),
+    "not_a_club_member": lambda: _("That player is not a member of this club; invite them first."),
+    "already_in_league": lambda: _("That player is in this league already."),
+}
+
+
+def tiebreak_label(code: str) -> str:
+    return {
+        "head_to_head": _("head to head"),
+        "wins": _("wins"),
+        "sonneborn_berger": _("Sonneborn-Berger"),
+        "game_points": _("game points"),
+    }.get(code, code)
+
+
+def movement_label(code: str) -> str:
+    return {
+        scoring.NEW: _("new"),
+        scoring.STAYED: _("stayed"),
+        scoring.PROMOTED: _("promoted"),
+        scoring.RELEGATED: _("relegated"),
+    }.get(code, code)
+
+
+def _refused(request, error: club_services.ServiceError) -> None:
+    words = REFUSALS.get(error.code)
+    messages.error(request, f"{error.code}: {words() if words else error.message}")
+
+
+def fixture_result(fixture: Fixture) -> str:
+    """The score as a results sheet writes it: 1–0, 0–1, ½–½; a double forfeit 0–0."""
+    return {
+        scoring.HOME: "1–0",
+        scoring.AWAY: "0–1",
+        scoring.DRAW: "½–½",
+        scoring.DOUBLE_FORFEIT: "0–0",
+    }.get(fixture.result, "")
+
+
+def game_href(game) -> str:
+    return reverse("web:replay" if game.is_finished else "web:play", kwargs={"pk": game.pk})
+
+
+# ---- a league ------------------------------------------------------------------------------------
+@require_GET
+def league_page(request, pk):
+    league = selectors.league_get(league_id=pk)
+    if league is None:
+        return _not_found(request)
+    viewer = request.user if request.user.is_authenticated else None
+    seasons = list(selectors.season_list(league=league))
+    running = next((season for season in seasons if season.status == Season.Status.RUNNING), None)
+    organiser = club_services.is_organiser(league.club, viewer)
+    plan = None
+    if organiser and running is None:
+        plan = selectors.next_season_plan(league=league)
+        plan.rows = [[(user, movement_label(movement)) for user, movement in division] for division in plan.divisions]
+    context = {
+        "league": league,
+        "roster": selectors.roster(league=league).filter(active=True),
+        "seasons": seasons,
+        "running": running,
+        "organiser": organiser,
+        "plan": plan,
+        "tiebreaks": [tiebreak_label(name) for name in league.tiebreaks],
+        "points": {
+            "win": points_text(league.points_win),
+            "draw": points_text(league.points_draw),
+            "loss": points_text(league.points_loss),
+        },
+    }
+    return render(request, "web/league.html", context)
+
+
+def _named(request):
+    username = (request.POST.get("username") or "").strip()
+    user = club_selectors.user_by_name(username)
+    if user is None:
+        raise club_services.ServiceError("no_such_player", f"no player called {username!r}")
+    return user
+
+
+def _player_add(request, league):
+    user = _named(request)
+    services.league_player_add(league_id=league.pk, by=request.user, user=user)
+    return _("%(name)s plays from the next season.") % {"name": user.get_username()}
+
+
+def _player_remove(request, league):
+    user = _named(request)
+    services.league_player_remove(league_id=league.pk, by=request.user, user=user)
+    return _("%(name)s leaves the league after this season.") % {"name": user.get_username()}
+
+
+def _season_start(request, league):
+    season = services.season_start(league_id=league.pk, by=request.user)
+    return _("Season %(number)s has started; its fixtures are made.") % {"number": season.number}
+
+
+LEAGUE_ACTIONS = {"add-player": _player_add, "remove-player": _player_remove, "start-season": _season_start}
+
+
+@login_required
+@require_POST
+def league_action(request, pk, action):
+    league = selectors.league_get(league_id=pk)
+    if league is None or action not in LEAGUE_ACTIONS:
+        return _not_found(request)
+    try:
+        done = LEAGUE_ACTIONS[action](request, league)
+    except club_services.ServiceError as error:
+        _refused(request, error)
+    else:
+        messages.success(request, done)
+    return redirect("web:league", pk=league.pk)
+
+
+# ---- a season ------------------------------------------------------------------------------------
+@require_GET
+def season_page(request, pk):
+    season = selectors.season_get(season_id=pk)
+    if season is None:
+        return _not_found(request)
+    viewer = request.user if request.user.is_authenticated else None
+    rules = season.rules
+    tables = selectors.season_standings(season=season)
+    for table in tables:
+        for row in table["standings"]:
+            row["points_text"] = points_text(row["points"])
+            row["came_label"] = movement_label(row["came"])
+            row["tiebreak_values"] = [row["tiebreaks"].get(name) for name in rules["tiebreaks"]]
+    rounds: dict[int, list[Fixture]] = {}
+    for fixture in selectors.fixture_list(season=season).select_related("game"):
+        fixture.score = fixture_result(fixture)
+        fixture.href = game_href(fixture.game)
+        rounds.setdefault(fixture.round, []).append(fixture)
+    context = {
+        "season": season,
+        "league": season.league,
+        "tables": tables,
+        "rules": rules,
+        "points": {key: points_text(value) for key, value in rules["points"].items()},
+        "tiebreaks": [tiebreak_label(name) for name in rules["tiebreaks"]],
+        "rounds": [
+            {"number": number, "play_by": fixtures[0].play_by, "fixtures": fixtures}
+            for number, fixtures in sorted(rounds.items())
+        ],
+        "organiser": club_services.is_organiser(season.league.club, viewer),
+    }
+    return render(request, "web/season.html", context)
+
+
+def _season_close(request, season):
+    services.season_close(season_id=season.pk, by=request.user)
+    return _("Season %(number)s is closed; its final tables are frozen.") % {"number": season.number}
+
+
+SEASON_ACTIONS = {"close": _season_close}
+
+
+@login_required
+@require_POST
+def season_action(request, pk, action):
+    season = selectors.season_get(season_id=pk)
+    if season is None or action not in SEASON_ACTIONS:
+        return _not_found(request)
+    try:
+        done = SEASON_ACTIONS[action](request, season)
+    except club_services.ServiceError as error:
+        _refused(request, error)
+    else:
+        messages.success(request, done)
+    return redirect("web:season", pk=season.pk)
