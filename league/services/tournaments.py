@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from games.accounts import is_bot
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
 from games.models import Game
@@ -73,10 +74,8 @@ def _lock(tournament_id) -> Tournament:
 
 
 def is_bot_account(user) -> bool:
-    """Whether ``user`` is a bot account - the one place tournaments ask (the ``allow_bots``
-    setting). Accounts carry no bot marker in this codebase yet, so nobody is a bot; point this
-    at the accounts' own check when bot accounts exist."""
-    return bool(getattr(user, "is_bot", False))
+    """Whether ``user`` is a bot account - the one place tournaments ask (the ``allow_bots`` setting)."""
+    return is_bot(user)
 
 
 # ---- settings ----------------------------------------------------------------------------------
@@ -103,7 +102,7 @@ def check_settings(format: str, game, raw) -> dict:
             )
     out: dict = {}
     for flag in ("check_in", "allow_bots", "third_place", "grand_final_reset"):
-        value = raw.get(flag, {"allow_bots": True, "grand_final_reset": True}.get(flag, False))
+        value = raw.get(flag, flag == "grand_final_reset")
         if not isinstance(value, bool):
             raise ServiceError("invalid_settings", f"{flag} is true or false")
         if flag in raw or format in SETTINGS[flag]:
@@ -262,7 +261,7 @@ def tournament_enter(*, tournament_id, by, player=None, now: datetime | None = N
         if tournament.status != Status.RUNNING or not last or tournament.current_round >= last:
             raise ServiceError("tournament_started", "entries are closed: the tournament has started", status=409)
         first_round = tournament.current_round + 1
-    if not tournament.settings.get("allow_bots", True) and is_bot_account(player):
+    if not tournament.settings.get("allow_bots", False) and is_bot_account(player):
         raise ServiceError("bots_not_allowed", "this tournament does not take bot accounts", status=403)
     if tournament.entries.filter(user=player).exists():
         raise ServiceError("already_entered", f"{player.get_username()} has already entered", status=409)

@@ -214,3 +214,24 @@ def test_a_swiss_ends_early_when_withdrawals_leave_one_player(club_with, clock, 
     tournament.refresh_from_db()
     assert tournament.status == "finished" and tournament.current_round == 1
     assert len(tournament.final_standings) == 3
+
+
+def test_bot_accounts_enter_only_when_the_tournament_allows_bots(club_with, clock):
+    from games.accounts import account_create
+
+    club, organiser, _ = club_with(0)
+    bot, _token = account_create(username="robo", password="a-long-pass-1", bot=True)
+    services.membership_invite(club_id=club.pk, by=organiser, user=bot, now=clock.now)
+    services.membership_join(club_id=club.pk, by=bot, now=clock.now)
+    people = services.tournament_create(
+        club_id=club.pk, by=organiser, name="People", engine="nine-card", format="swiss", now=clock.now
+    )
+    assert people.settings["allow_bots"] is False  # the default, as on ladders
+    with pytest.raises(services.ServiceError) as refused:
+        services.tournament_enter(tournament_id=people.pk, by=bot, now=clock.now)
+    assert (refused.value.code, refused.value.status) == ("bots_not_allowed", 403)
+    open_ = services.tournament_create(
+        club_id=club.pk, by=organiser, name="Open", engine="nine-card", format="swiss",
+        settings={"allow_bots": True}, now=clock.now,
+    )  # fmt: skip
+    assert services.tournament_enter(tournament_id=open_.pk, by=bot, now=clock.now).user == bot
