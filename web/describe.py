@@ -305,8 +305,11 @@ def _sentence(event: dict, data: dict, names: list[str], engine: str) -> tuple[s
     template = hidden_template if hidden and hidden_template is not None else shown_template
     try:
         text = str(template) % params
-    except (KeyError, TypeError, ValueError):
-        return _generic(event, data, names, engine)
+    except KeyError:  # a parameter this event leaves out (a restart from the necropolis names no tile)
+        if hidden_template is None or template is hidden_template:
+            return _generic(event, data, names, engine)
+        template = hidden_template
+        text = str(template) % params
     shown = [] if template is hidden_template else cards_in({k: v for k, v in data.items() if k != "type"})
     return text, shown
 

@@ -105,9 +105,15 @@ def replay_page(request, pk):
     if game is None:
         return _not_found(request)
     context = {"game": game, "names": seat_names(game), "strings": js_strings(), "game_name": game_name(game.engine)}
-    if not game.is_finished:
+    if not _replay_open(request, game):
         return render(request, "web/replay_running.html", context, status=409)
     return render(request, "web/replay.html", context)
+
+
+def _replay_open(request, game) -> bool:
+    """A replay shows every card, so it opens when the game is public to this viewer: over, and for
+    a spectator held back by the spectator delay, over for longer than the delay."""
+    return game.is_finished and selectors.game_sight(game=game, user=request.user).public
 
 
 @require_GET
@@ -116,6 +122,9 @@ def replay_json(request, pk):
     game = _game_or_none(request, pk)
     if game is None:
         return JsonResponse({"code": "not_found", "message": _("No such game.")}, status=404)
+    if not _replay_open(request, game):
+        message = _("This game is still running; its replay opens when it is over. Watch it on its play page.")
+        return JsonResponse({"code": "game_running", "message": message}, status=409)
     try:
         position = replay_position(game=game, at_raw=request.GET.get("at"), as_raw=request.GET.get("as"))
     except ReplayError as error:

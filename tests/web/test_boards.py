@@ -3,12 +3,15 @@ its events in words (English and Japanese); the play log of a running game is re
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 
 from games.engines import REGISTRY
+from games.models import Game
 from web.describe import describe_event
 
 from .games import play_random, seats_for
@@ -130,3 +133,19 @@ def test_every_game_has_its_own_sentences(engine, data, seat, english, japanese)
     event = {"kind": "move", "seat": seat, "data": data}
     assert _say(engine, event)["text"] == english
     assert _say(engine, event, language="ja")["text"] == japanese
+
+
+def test_the_replay_waits_for_the_spectator_delay(users):
+    """A replay shows every card: a spectator held back by the delay gets it only once the end is
+    older than the delay; a player of the game gets it at once."""
+    game = play_random("nine-card", users)
+    # As game_spectator_delay_set would have set it before the end (the service refuses after it).
+    Game.objects.filter(pk=game.pk).update(meta={**(game.meta or {}), "spectator_delay_seconds": 600})
+    spectator, player = Client(), Client()
+    player.force_login(users[0])
+    refused = spectator.get(f"/games/{game.pk}/replay.json")
+    assert refused.status_code == 409 and refused.json()["code"] == "game_running"
+    assert spectator.get(f"/games/{game.pk}/replay").status_code == 409
+    assert player.get(f"/games/{game.pk}/replay.json").status_code == 200
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(seconds=601))
+    assert spectator.get(f"/games/{game.pk}/replay.json").status_code == 200

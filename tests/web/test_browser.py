@@ -84,6 +84,10 @@ def new_page(browser, stack, locale: str = "en-US"):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors
+    # The play page's reads of the state, and the streams it opened (Playwright request events).
+    page.state_reads, page.stream_opens = [], []
+    page.on("request", lambda r: page.state_reads.append(r.url) if r.url.split("?")[0].endswith("/state") else None)
+    page.on("request", lambda r: page.stream_opens.append(r.url) if "/stream" in r.url else None)
     return page
 
 
@@ -134,6 +138,7 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
     expect(ko_page).to_have_url(re.compile(f"/games/{game_id}/play$"))
 
     for page, seat in ((oya_page, 0), (ko_page, 1)):
+        expect(page.locator("#play")).to_have_attribute("data-live", "stream")
         expect(page.locator("#who")).to_contain_text(f"seat {seat}")
         expect(page.locator("#turn-status")).to_have_text("Your turn")
         expect(page.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))
@@ -146,7 +151,7 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
     expect(oya_page.locator("#message")).to_contain_text("KH is not in your hand")
     shots(oya_page, "play-rejected")
 
-    # The Oya commits; the Ko's page shows a face-down card by polling, not the card itself.
+    # The Oya commits; the Ko's page shows a face-down card from the stream, not the card itself.
     first = oya_page.locator(".nc-hand .card.playable").first.get_attribute("data-card")
     oya_page.locator(f'.nc-hand .card.playable[data-card="{first}"]').click()
     expect(oya_page.locator("#message")).to_have_text("Accepted.")
@@ -154,6 +159,10 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
     expect(ko_page.locator("#events li").last).to_have_text(f"{oya.name} played a card face down")
     expect(ko_page.locator(f'[data-card="{first}"]')).to_have_count(0)
     shots(ko_page, "play-opponent-committed")
+    # Nothing happens for a while: a polling page would read the state twice a second or so.
+    before = len(ko_page.state_reads)
+    ko_page.wait_for_timeout(2500)
+    assert ko_page.state_reads[before:] == []
 
     # The rest of the game: each page clicks a card whenever it has one to play.
     for turn in range(1, 10):
@@ -180,6 +189,11 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
     shots(oya_page, "play-finished-oya")
     shots(ko_page, "play-finished-ko")
     assert oya_page.js_errors == [] and ko_page.js_errors == []
+    # The stream was used: one read of the state at load and at most one per head message, never polling.
+    for page in (oya_page, ko_page):
+        assert any(url.endswith(f"/api/games/{game_id}/stream") for url in page.stream_opens)
+        heads = int(page.locator("#play").get_attribute("data-heads"))
+        assert heads >= 9 and len(page.state_reads) <= heads + 1, (heads, len(page.state_reads))
 
 
 def expect_committed(item, name: str, card: str) -> None:

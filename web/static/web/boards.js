@@ -182,9 +182,8 @@
       labelled("dead_pile", stack(view.dead_pile_size, "dead_pile")))];
     const reaction = view.reaction;
     if (reaction) {
-      const last = view.last && view.phase === "reaction" ? null : null;
       parts.push(el("div", { class: "window-box", "data-window": reaction.window },
-        el("strong", { text: t("b_reaction", { player: name(ctx, view.active) }) }), last,
+        el("strong", { text: t("b_reaction", { player: name(ctx, view.active) }) }),
         line(stat("waiting_for", names(ctx, reaction.waiting)), stat("responded", names(ctx, reaction.responded))),
         reaction.calls && Object.keys(reaction.calls).length ? K.renderGeneric({ calls: reaction.calls }, ctx) : null));
     }
@@ -235,7 +234,7 @@
       stat("turn", view.turn + " / " + view.turn_limit), labelled("necropolis", stack(view.necropolis_count, "necropolis")),
       view.end_proposed ? badge("end_proposed") : null)];
     const seats = el("div", { class: "seat-boards" });
-    for (const player of view.players) {
+    view.players.forEach((player, seat) => {
       const grave = el("div", { class: "grave tiles" }, player.grave.map((pair, index) =>
         tile(pair[0] + "-" + pair[1], { class: index === player.start_index ? "start" : "" })));
       if (!player.grave.length) grave.append(el("span", { class: "muted", text: t("none") }));
@@ -245,11 +244,13 @@
       let drawn = null;
       if (player.drawn) drawn = labelled("drawn", tile(player.drawn, { class: "drawn" }));
       else if (player.holding_drawn) drawn = labelled("drawn", tileBack());
-      seats.append(panel(ctx, player.seat, view.active === player.seat, [],
-        labelled("grave", grave), labelled("mastaba", mastaba), drawn,
-        labelled("discarded", player.discarded ? el("div", { class: "tiles" }, player.discarded.map((id) => tile(id, { class: "small" }))) : el("span", { text: String(player.discarded_count) })),
+      const discarded = player.discarded
+        ? el("div", { class: "tiles" }, player.discarded.map((id) => tile(id, { class: "small" })), player.discarded.length ? null : el("span", { class: "muted", text: t("none") }))
+        : el("span", { text: String(player.discarded_count) });
+      seats.append(panel(ctx, seat, view.active === seat, [],
+        labelled("grave", grave), labelled("mastaba", mastaba), drawn, labelled("discarded", discarded),
         line(stat("start_tile", player.start_tile), player.score !== undefined ? stat("score", player.score) : null)));
-    }
+    });
     parts.push(seats);
     if (view.necropolis) parts.push(labelled("necropolis", el("div", { class: "tiles" }, view.necropolis.map((id) => tile(id, { class: "small" })))));
     if (view.games.length) {
