@@ -164,7 +164,7 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
         return {"round": round, "planned": True}
     if tournament.status != Status.RUNNING or _round_played(tournament, round):
         raise ServiceError("round_played", f"round {round} has been played; correct results instead", status=409)
-    _close_round(tournament, round)
+    _close_round(tournament, round, now=now)
     previous = TournamentRound.objects.get(tournament=tournament, number=round)
     create_round(
         tournament, round, ids, seed=previous.seed, data={"tables": ids, "replaced": previous.pairing_input},
@@ -173,12 +173,12 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
     return {"round": round, "planned": False}
 
 
-def _close_round(tournament: Tournament, number: int) -> None:
+def _close_round(tournament: Tournament, number: int, *, now: datetime) -> None:
     """Remove a round's boards and close their games (every seat resigns, through games.services)."""
     for board in list(tournament.boards.filter(round=number).select_related("game", "match")):
         game = board.game
         if board.match_id:
-            Match.objects.filter(pk=board.match_id).update(status=Match.Status.ABANDONED, finished_at=timezone.now())
+            Match.objects.filter(pk=board.match_id).update(status=Match.Status.ABANDONED, finished_at=now)
             game = current_game(board.match)
         board.delete()  # first, so the games' ends are no results
         if game is not None:

@@ -142,22 +142,22 @@ def check_settings(format: str, game, raw) -> dict:
 
 def _multi_settings(game, raw: dict) -> dict:
     """Seats, placement points and bye points of a multiplayer Swiss, checked against the engine."""
-    low, high = max(game.min_seats, 2), min(game.max_seats, MAX_TABLE)
-    if high < 3:
+    low, high = max(game.min_seats, 3), min(game.max_seats, MAX_TABLE)
+    if high < low:
         raise ServiceError(
             "bad_seat_count", f"{game.name} is played by {game.min_seats}-{game.max_seats}; use the swiss format"
         )
     seats = raw.get("seats", {})
     if not isinstance(seats, dict) or set(seats) - {"preferred", "min", "max"}:
         raise ServiceError("invalid_seats", 'seats is {"preferred": n, "min": n, "max": n}')
-    preferred = seats.get("preferred", min(max(4, low), high))
-    smallest = seats.get("min", max(low, 3) if preferred >= 3 else low)
-    largest = seats.get("max", preferred)
-    for value in (preferred, smallest, largest):
+    for value in seats.values():
         if not _whole(value, low, high):
             raise ServiceError(
                 "invalid_seats", f"{game.name} tables seat {low}-{high} players here; seats must lie in that range"
             )
+    preferred = seats.get("preferred", max(min(4, high, seats.get("max", high)), seats.get("min", low)))
+    smallest = seats.get("min", low)
+    largest = seats.get("max", max(preferred, smallest))
     if not smallest <= preferred <= largest:
         raise ServiceError("invalid_seats", "seats must satisfy min <= preferred <= max")
     out = {"seats": {"preferred": preferred, "min": smallest, "max": largest}}

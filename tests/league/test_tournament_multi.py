@@ -43,12 +43,17 @@ def test_multi_swiss_settings_are_checked_against_the_engine(club_with, clock):
         )  # fmt: skip
 
     assert create().settings["seats"] == {"preferred": 4, "min": 4, "max": 4}
+    assert create(engine="satori").settings["seats"] == {"preferred": 4, "min": 3, "max": 4}
+    assert create(engine="satori", seats={"max": 3}).settings["seats"] == {"preferred": 3, "min": 3, "max": 3}
+    assert create(engine="satori", seats={"min": 5}).settings["seats"] == {"preferred": 5, "min": 5, "max": 5}
     satori = create(engine="satori", seats={"preferred": 4, "min": 3, "max": 4})
     assert satori.settings["bye_points"] == pytest.approx(0.5)  # the mean of a preferred table's points
     for settings, code in (
         ({"seats": {"preferred": 3, "min": 3, "max": 3}}, "invalid_seats"),  # turn-thief seats exactly 4
         ({"engine": "satori", "seats": {"preferred": 6, "min": 3, "max": 6}}, "invalid_seats"),  # satori: 2-5
         ({"engine": "satori", "seats": {"preferred": 3, "min": 4, "max": 5}}, "invalid_seats"),
+        ({"engine": "satori", "seats": {"max": "four"}}, "invalid_seats"),
+        ({"engine": "satori", "seats": {"min": 2}}, "invalid_seats"),  # tables of 3-6 only
         ({"engine": "nine-card"}, "bad_seat_count"),
         ({"placement_points": [3, 1]}, "invalid_placement_points"),
         ({"placement_points": [0, 1, 2, 3]}, "invalid_placement_points"),
