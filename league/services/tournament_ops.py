@@ -305,7 +305,10 @@ def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetim
         games = list(LeagueGame.objects.filter(match=match).values_list("game_id", flat=True))
         match.status, match.finished_at = Match.Status.ABANDONED, now
         match.save(update_fields=["status", "finished_at"])
-    moved = Event.objects.filter(game_id__in=games, kind="move").exists()
+    # "Nobody has played": no move in any game of the board (a match with a finished game has been played).
+    moved = Event.objects.filter(game_id__in=games, kind="move").exists() or any(
+        Game.objects.filter(pk__in=games, status=Game.Status.FINISHED).exclude(pk=game.pk).values_list("pk")
+    )
     if not moved or not waiting or len(waiting) == len(seats):
         losers = list(seats.values())
     else:

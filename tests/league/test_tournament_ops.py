@@ -235,3 +235,30 @@ def test_bot_accounts_enter_only_when_the_tournament_allows_bots(club_with, cloc
         settings={"allow_bots": True}, now=clock.now,
     )  # fmt: skip
     assert services.tournament_enter(tournament_id=open_.pk, by=bot, now=clock.now).user == bot
+
+
+def test_a_match_board_forfeited_at_the_deadline_stops_its_match(club_with, clock, django_capture_on_commit_callbacks):
+    from league.models import Match
+
+    club, organiser, (ann, bob) = club_with(2)
+    tournament = services.tournament_create(
+        club_id=club.pk, by=organiser, name="Duel", engine="nine-card", format="round_robin", now=clock.now,
+        settings={"match": {"format": "best_of", "target": 3}, "round_deadline_seconds": 600},
+    )  # fmt: skip
+    for member in (ann, bob):
+        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    board = TournamentBoard.objects.get(tournament=tournament, round=1)
+    first_game = board.match.games.get(number=0).game
+    with django_capture_on_commit_callbacks(execute=False):
+        submit(first_game.pk, bob, {"type": "resign"})
+        services.tournament_game_finished(game_id=first_game.pk)  # ann leads 1-0; game 2 starts
+        second_game = board.match.games.get(number=1).game
+        submit(second_game.pk, ann, a_legal_move(second_game, ann))  # game 2 now waits on bob
+    with django_capture_on_commit_callbacks(execute=False):
+        assert services.tournaments_sweep(now=clock.advance(minutes=11)) == 1
+    board.refresh_from_db()
+    assert board.decided_by == "forfeit" and board.placements == [[ann.pk], [bob.pk]]
+    assert Match.objects.get(pk=board.match_id).status == "abandoned"
+    assert Game.objects.get(pk=second_game.pk).is_finished
+    assert board.match.games.count() == 2  # no third game started
