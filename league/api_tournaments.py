@@ -74,18 +74,18 @@ class EntryCreateSerializer(serializers.Serializer):
     username = serializers.CharField(required=False, help_text="Organisers: enter this member (default: you).")
 
 
-class PlayerSerializer(serializers.Serializer):
+class EntrantSerializer(serializers.Serializer):
     username = serializers.CharField(required=False, help_text="Organisers: this entrant (default: you).")
 
 
-class StartSerializer(serializers.Serializer):
+class TournamentStartSerializer(serializers.Serializer):
     seeding = serializers.ListField(
         child=serializers.CharField(), required=False, allow_null=True, default=None,
         help_text="Every entrant's username, best seed first (default: entry order).",
     )  # fmt: skip
 
 
-class PairingSerializer(serializers.Serializer):
+class TablePairingSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1)
     tables = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField(), min_length=1, max_length=6),
@@ -94,7 +94,7 @@ class PairingSerializer(serializers.Serializer):
     )
 
 
-class CorrectionSerializer(serializers.Serializer):
+class BoardResultSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1)
     board = serializers.IntegerField(min_value=1)
     ranking = serializers.ListField(
@@ -160,7 +160,7 @@ class BoardSerializer(serializers.ModelSerializer):
         return {names[int(pk)]: value for pk, value in board.points.items()} if board.points is not None else None
 
 
-class RoundSerializer(serializers.ModelSerializer):
+class TournamentRoundSerializer(serializers.ModelSerializer):
     class Meta:
         model = TournamentRound
         fields = ["number", "stage", "seed", "manual", "deadline_at", "pairing_input", "created_at"]
@@ -223,11 +223,13 @@ class TournamentEntryView(APIView):
 class TournamentStartView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=StartSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(
+        request=TournamentStartSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"]
+    )
     def post(self, request, pk: int):
         """Organisers: close entries and pair round 1 (its games start at once); ``seeding`` sets the
         pairing numbers (bracket seeds) first. With check-in on, only checked-in entries play."""
-        seeding = valid(StartSerializer, request)["seeding"]
+        seeding = valid(TournamentStartSerializer, request)["seeding"]
         seeding = load_players(seeding) if seeding is not None else None
         services.tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -236,10 +238,10 @@ class TournamentStartView(APIView):
 class TournamentCheckInView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=PlayerSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """An entrant checks in before the start (organisers: any entrant, ``username``)."""
-        name = valid(PlayerSerializer, request).get("username")
+        name = valid(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
         services.tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -248,10 +250,10 @@ class TournamentCheckInView(APIView):
 class TournamentDropView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=PlayerSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Withdraw (organisers: drop any entrant, ``username``): not paired again; results stay."""
-        name = valid(PlayerSerializer, request).get("username")
+        name = valid(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
         services.tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -260,11 +262,11 @@ class TournamentDropView(APIView):
 class TournamentPairingView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=PairingSerializer, responses={200: dict, **ERRORS}, tags=["tournaments"])
+    @extend_schema(request=TablePairingSerializer, responses={200: dict, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Organisers (Swiss formats): set the next round's pairing before it is made, or re-pair the
         current round while none of its games has a move. Every active player exactly once."""
-        data = valid(PairingSerializer, request)
+        data = valid(TablePairingSerializer, request)
         tables = [load_players(table) for table in data["tables"]]
         done = services.tournament_pairing_set(
             tournament_id=load_tournament(pk).pk, by=request.user, round=data["round"], tables=tables
@@ -275,11 +277,11 @@ class TournamentPairingView(APIView):
 class TournamentResultView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=CorrectionSerializer, responses={200: BoardSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(request=BoardResultSerializer, responses={200: BoardSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Organisers: set or correct a board's result; standings recompute, and a round completed by it
         is paired from the corrected standings."""
-        data = valid(CorrectionSerializer, request)
+        data = valid(BoardResultSerializer, request)
         ranking = [load_players(group) for group in data["ranking"]] if data["ranking"] else None
         board = services.tournament_result_correct(
             tournament_id=load_tournament(pk).pk,
@@ -293,7 +295,7 @@ class TournamentResultView(APIView):
 
 
 class TournamentRoundDetailView(APIView):
-    @extend_schema(responses={200: RoundSerializer, **ERRORS}, tags=["tournaments"])
+    @extend_schema(responses={200: TournamentRoundSerializer, **ERRORS}, tags=["tournaments"])
     def get(self, request, pk: int, number: int):
         """One round's record: its seed, the pairing input it was made from (so it can be reproduced),
         whether an organiser paired it, its deadline, and its boards."""
@@ -301,7 +303,7 @@ class TournamentRoundDetailView(APIView):
         if record is None:
             raise ApiError("not_found", f"round {number} has not been paired", status.HTTP_404_NOT_FOUND)
         boards = selectors.board_list(tournament=record.tournament, round=number)
-        return Response({**RoundSerializer(record).data, "boards": BoardSerializer(boards, many=True).data})
+        return Response({**TournamentRoundSerializer(record).data, "boards": BoardSerializer(boards, many=True).data})
 
 
 class TournamentRoundsView(APIView):
