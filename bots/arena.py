@@ -131,6 +131,8 @@ def run(
     players = players or (len(kinds) if len(kinds) > 1 else info["min_players"])
     if len(kinds) == 1:
         kinds *= players
+    if not info["min_players"] <= players <= info["max_players"]:
+        raise ValueError(f"{engine} is played by {info['min_players']}-{info['max_players']} players, not {players}")
     if len(kinds) != players:
         raise ValueError(f"--bots names {len(kinds)} bots for {players} players; name one per seat or one for all")
     for kind in set(kinds):

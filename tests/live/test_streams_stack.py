@@ -244,9 +244,27 @@ def test_the_client_raises_kifu_errors(stack):
 
 def test_the_arena_plays_and_reports(stack):
     out = io.StringIO()
-    summary = arena.run(base_url=stack.base_url, engine="nine-card", games=2, parallel=2, seed=7, out=out)
+    summary = arena.run(
+        base_url=stack.base_url, engine="nine-card", games=2, parallel=2, seed=7, bots=["heuristic", "random"], out=out
+    )
     assert summary["finished"] == 2 and summary["moves"] > 0
+    assert summary["bots"] == ["heuristic", "random"]
     assert sum(summary["wins"].values()) + summary["draws"] == 2
+    assert sum(summary["wins_by_kind"].values()) == sum(summary["wins"].values())
     assert "games/min" in out.getvalue() and "moves/s" in out.getvalue()
     checker = KifuClient(stack.base_url)
-    assert all(checker.game(game_id)["status"] == "finished" for game_id in summary["game_ids"])
+    games = [checker.game(game_id) for game_id in summary["game_ids"]]
+    assert all(game["status"] == "finished" for game in games)
+    assert all(seat["bot"] for game in games for seat in game["seats"]), "the arena plays with bot accounts"
+    # seats rotate: each bot played each seat once
+    assert [game["seats"][0]["player"] for game in games] == [game["seats"][1]["player"] for game in games][::-1]
+
+
+def test_the_arena_refuses_bad_bot_lists(stack):
+    with pytest.raises(ValueError, match="one per seat"):
+        arena.run(base_url=stack.base_url, engine="satori", games=1, players=2, bots=["heuristic"] * 3, out=None)
+    with pytest.raises(ValueError, match="played by 2-2 players, not 3"):
+        arena.run(base_url=stack.base_url, engine="nine-card", games=1, bots=["heuristic"] * 3, out=None)
+    with pytest.raises(ValueError, match="no bot kind"):
+        arena.run(base_url=stack.base_url, engine="nine-card", games=1, bots=["clever"], out=None)
+    assert arena.main(["--games", "1", "--engine", "nine-card", "--base-url", stack.base_url, "--bots", "x,y"]) == 2
