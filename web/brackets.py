@@ -19,12 +19,12 @@ from django.utils.translation import gettext as _
 
 from league.scoring.elimination import BracketMatch, Source
 
-BOX_W, BOX_H = 176, 44  # one match: two rows of 22
-COL_W = BOX_W + 44  # room for the elbow lines between columns
+BOX_W, BOX_H = 150, 44  # one match: two rows of 22
+COL_W = BOX_W + 32  # room for the elbow lines between columns
 ROW_H = BOX_H + 22  # a first-round match every ROW_H
 TOP = 26  # room for the column headings
 SECTION_GAP = 40
-NAME_CHARS = 18
+NAME_CHARS = 16
 
 
 class _Empty:
