@@ -22,7 +22,7 @@ from league.scoring.elimination import BracketMatch, Source
 BOX_W, BOX_H = 150, 44  # one match: two rows of 22
 COL_W = BOX_W + 32  # room for the elbow lines between columns
 ROW_H = BOX_H + 22  # a first-round match every ROW_H
-TOP = 26  # room for the column headings
+TOP = 32  # room for the column headings
 SECTION_GAP = 40
 NAME_CHARS = 16
 
@@ -272,14 +272,14 @@ def draw(
             key = (x, section_top)
             if key not in seen:
                 seen.add(key)
-                headings.append(Heading(x, section_top - 10, titles[match.bracket, match.round]))
+                headings.append(Heading(x, section_top - 15, titles[match.bracket, match.round]))
         else:
             text = {
                 "GF": _("Grand final"),
                 "GF2": _("Grand final reset"),
                 "3P": _("Third place"),
             }.get(match.id, match.id)
-            headings.append(Heading(x, y - 10, text))
+            headings.append(Heading(x, y - 15, text))
     width = max(b.right for b in boxes) + 8
     height = max(b.y for b in boxes) + BOX_H + 8
     return Bracket(width, height, boxes, lines, headings)

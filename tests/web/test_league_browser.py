@@ -167,3 +167,32 @@ def test_an_organiser_starts_a_season_and_reads_its_tables(stack, browser, shots
     expect(row.locator("a")).to_have_attribute("href", f"/games/{first['game']}/replay")
     shots(page, "season-after-one-result")
     assert page.js_errors == []
+
+
+def test_groups_then_a_playoff_page(stack, browser, shots):  # noqa: F811
+    from playwright.sync_api import expect
+
+    organiser, members, slug = club_of(stack, 8)
+    body = {
+        "name": "Spring Cup",
+        "engine": "nine-card",
+        "format": "groups_playoff",
+        "settings": {"groups": 2, "advance": 2, "third_place": True},
+    }
+    tournament = ok(organiser.post(f"/api/clubs/{slug}/tournaments", body), 201)
+    for player in members:
+        ok(player.post(f"/api/tournaments/{tournament['id']}/entries"), 201)
+    ok(organiser.post(f"/api/tournaments/{tournament['id']}/start"))
+
+    page = new_page(browser, stack)
+    page.goto(f"/tournaments/{tournament['id']}/")
+    expect(page.locator("#groups table.group")).to_have_count(2)
+    expect(page.locator("#groups tr.advances")).to_have_count(4)
+    bracket = page.locator("svg.bracket")
+    expect(bracket.locator("g.match")).to_have_count(4)  # two semi-finals, the final, third place
+    expect(bracket.locator('g.match[data-match="W1-1"]')).to_contain_text("Group A #1")
+    expect(bracket.locator('g.match[data-match="W1-1"]')).to_contain_text("Group B #2")
+    expect(page.locator('#rounds details[data-round="1"] tbody tr')).to_have_count(4)  # 2 boards a group
+    full = shots(page, "groups-and-playoff")
+    page.locator("#bracket").screenshot(path=str(full.with_name(f"{full.stem}-bracket.png")))
+    assert page.js_errors == []
