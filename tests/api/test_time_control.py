@@ -327,3 +327,43 @@ def test_the_game_and_its_state_show_the_clock(fake_clock):
         clock = api.get(path).json()["clock"]
         assert clock["kind"] == "bank" and clock["on_timeout"] == "loss"
         assert clock["seats"] == [{"seat": s, "remaining_ms": 58500, "running": True} for s in (0, 1)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "engine,config,seed",
+    [("turn-thief", {}, 1), ("turn-thief", {}, 2), ("nine-card", {}, 3), ("satori", {}, 4)],
+)
+def test_the_bank_projection_is_always_the_fold_over_the_log(fake_clock, engine, config, seed):
+    """Random play with random thinking times, moves queued before a worker applies them, engine
+    windows and timeouts: after every step the stored bank equals the one derived from the log."""
+    import random
+
+    rng = random.Random(seed)
+    users = [make_user(f"p{i}") for i in range(4 if engine == "turn-thief" else 2)]
+    game = services.game_create(
+        engine_slug=engine,
+        config=config,
+        seats=users,
+        created_by=users[0],
+        time_control={"bank_seconds": 8, "increment_seconds": 1, "on_timeout": "default_move"},
+    )
+    for step in range(80):
+        game.refresh_from_db()
+        if game.is_finished:
+            break
+        for seat in game.actors:
+            moves = [m for m in selectors.legal_moves(game=game, seat=seat) if m["type"] != "katsu"]  # ends it
+            if moves and rng.random() < 0.7:
+                move = rng.choice(moves)
+                services.move_submit(game_id=game.pk, user=users[seat], move=move, idempotency_key=f"{step}-{seat}")
+            fake_clock.advance(rng.choice([0.2, 1.5, 4, 6]))
+        if rng.random() < 0.8:
+            services.game_advance(game_id=game.pk)
+        services.deadlines_sweep()
+        game.refresh_from_db()
+        derived = selectors.game_replay(game=game, upto=game.head_seq).bank
+        assert derived.to_json() == game.meta["clock_state"], step
+        if game.window.startswith("clock-"):
+            assert game.deadline_at == derived.deadline()
+    assert game.events.filter(payload__reason="timeout").exists(), "no timeout happened: a weak run"
