@@ -2,7 +2,7 @@
 table (promotion and relegation zones marked) and its fixtures round by round with play-by dates.
 
 Reads go through ``league.seasons.selectors``; the organiser's forms (add or remove a roster
-player, start the next season, close the running one) call ``league.seasons.services`` and come
+player, start the next season, close the running one, correct a result) call ``league.seasons.services`` and come
 back to the page with the service's refusal as ``code: message`` (post, redirect, get).
 """
 
@@ -175,7 +175,14 @@ def season_page(request, pk):
             for number, fixtures in sorted(rounds.items())
         ],
         "organiser": club_services.is_organiser(season.league.club, viewer),
+        "results": [
+            (scoring.HOME, _("home won")),
+            (scoring.AWAY, _("away won")),
+            (scoring.DRAW, _("draw")),
+            (scoring.DOUBLE_FORFEIT, _("double forfeit")),
+        ],
     }
+    context["decided"] = [f for fixtures in rounds.values() for f in fixtures if f.result]
     return render(request, "web/season.html", context)
 
 
@@ -184,7 +191,26 @@ def _season_close(request, season):
     return _("Season %(number)s is closed; its final tables are frozen.") % {"number": season.number}
 
 
-SEASON_ACTIONS = {"close": _season_close}
+def _fixture_correct(request, season):
+    try:
+        fixture_id = int(request.POST.get("fixture") or "")
+    except ValueError:
+        raise club_services.ServiceError("not_found", "choose a fixture") from None
+    if not Fixture.objects.filter(pk=fixture_id, season=season).exists():
+        raise club_services.ServiceError("not_found", "no such fixture in this season")
+    fixture = services.fixture_correct(
+        fixture_id=fixture_id,
+        by=request.user,
+        result=request.POST.get("result") or "",
+        reason=request.POST.get("reason") or "",
+    )
+    return _("%(home)s v %(away)s is corrected.") % {
+        "home": fixture.home.get_username(),
+        "away": fixture.away.get_username(),
+    }
+
+
+SEASON_ACTIONS = {"close": _season_close, "correct": _fixture_correct}
 
 
 @login_required

@@ -163,3 +163,31 @@ def test_the_season_pages_in_japanese(league):
         assert words in page, words
     club = client_of(organiser, "ja").get("/clubs/go-club/").content.decode()
     assert "リーグ" in club and "トーナメント" in club
+
+
+def test_an_organiser_corrects_a_fixture_from_the_season_page(league):
+    league_, organiser, members = league
+    season = season_services.season_start(league_id=league_.pk, by=organiser)
+    url = f"/seasons/{season.pk}/correct"
+    assert 'id="correct"' not in client_of(organiser).get(f"/seasons/{season.pk}/").content.decode()  # none decided
+    fixture = Fixture.objects.filter(season=season, round=1).select_related("home", "away").first()
+    finish(fixture, loser=fixture.away)
+    page = client_of(organiser).get(f"/seasons/{season.pk}/").content.decode()
+    form = page.split('id="correct"')[1].split("</form>")[0]
+    assert f'<option value="{fixture.pk}">' in form and "(1–0)" in form
+    assert 'id="correct"' not in client_of(members[0]).get(f"/seasons/{season.pk}/").content.decode()
+
+    data = {"fixture": fixture.pk, "result": "away", "reason": "score sheet misread"}
+    refused = client_of(members[0]).post(url, data, follow=True).content.decode()
+    assert "not_organiser" in refused
+    no_reason = client_of(organiser).post(url, {**data, "reason": ""}, follow=True).content.decode()
+    assert "invalid_reason" in no_reason
+    elsewhere = client_of(organiser).post(url, {**data, "fixture": "x"}, follow=True).content.decode()
+    assert "not_found" in elsewhere
+
+    done = client_of(organiser).post(url, data, follow=True).content.decode()
+    assert f"{fixture.home.username} v {fixture.away.username} is corrected." in done
+    row = done.split(f'data-fixture="{fixture.pk}"')[1].split("</tr>")[0]
+    assert "0–1" in row and "corrected" in row and 'title="score sheet misread"' in row
+    table = rows(done.split('id="divisions"')[1])
+    assert "<td>3</td>" in table[fixture.away.username] and "<td>0</td>" in table[fixture.home.username]
