@@ -339,7 +339,13 @@ def game_head(*, game: Game, sight: Sight, moderator: bool = False, replay: Repl
             "deadline_at": replay.at + timedelta(seconds=deadline.seconds),
         }
     elif clock is not None and any(seat["running"] for seat in clock["seats"]) and outcome is None:
-        window = {"id": f"clock-{replay.seq}", "opened_at": replay.at, "deadline_at": None}
+        control = game.meta["time_control"]
+        if replay.bank is not None:
+            opened, deadline_at = replay.bank.mark, replay.bank.deadline()
+        else:
+            opened = replay.at
+            deadline_at = replay.at + timedelta(seconds=clocks.move_seconds(control))
+        window = {"id": f"clock-{replay.seq}", "opened_at": opened, "deadline_at": deadline_at}
     outcome_json = None
     if outcome is not None:
         outcome_json = outcome.to_json()

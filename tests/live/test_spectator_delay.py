@@ -162,3 +162,31 @@ def test_a_tournament_sets_the_delay_on_a_game_it_created(clock):
     services.game_spectator_delay_set(game_id=game.pk, seconds=0)
     game.refresh_from_db()
     assert "spectator_delay_seconds" not in game.meta and not selectors.game_sight(game=game, user=None).delayed
+
+
+def test_a_spectator_sees_the_clock_of_the_delayed_moment(clock):
+    make = get_user_model().objects.create_user
+    oya, ko, fan = make("oya"), make("ko"), make("fan")
+    game = services.game_create(
+        engine_slug="nine-card",
+        config={},
+        seats=[oya, ko],
+        created_by=oya,
+        time_control={"bank_seconds": 100, "increment_seconds": 5},
+        spectator_delay_seconds=DELAY,
+    )
+    clock.advance(30)
+    move = selectors.legal_moves(game=game, seat=0)[0]
+    services.move_submit(game_id=game.pk, user=oya, move=move, idempotency_key="a")
+    services.game_advance(game_id=game.pk)
+    game.refresh_from_db()
+    clock.advance(40)  # 70 s: the spectator sees the game as it was at 10 s, before oya's move
+    seats = client(fan).get(f"/api/games/{game.pk}/state").json()["clock"]["seats"]
+    assert seats == [{"seat": s, "remaining_ms": 90000, "running": True} for s in (0, 1)]
+    window = client(fan).get(f"/api/games/{game.pk}").json()["window"]
+    assert window["id"] == f"clock-{game.head_seq - 1}" and window["deadline_at"].startswith("2026-01-01T12:01:40")
+    seats = client(oya).get(f"/api/games/{game.pk}/state").json()["clock"]["seats"]
+    assert seats == [
+        {"seat": 0, "remaining_ms": 75000, "running": False},  # 100 - 30 + 5
+        {"seat": 1, "remaining_ms": 30000, "running": True},
+    ]
