@@ -1,14 +1,19 @@
-"""A finished game's position after event N, as one seat, a spectator or everyone saw it.
+"""A game's position after event N, as one seat, a spectator or everyone saw it.
 
-The stored events are turned back into a record and replayed through the engine with
-``games.records.replay_record`` (the same code path as ``manage.py kifu replay``), so what the
-viewer shows is what the rules produce, not a second implementation of them.
+A finished game that is public to the viewer: the stored events are turned back into a record and
+replayed through the engine with ``games.records.replay_record`` (the same code path as
+``manage.py kifu replay``), so what the viewer shows is what the rules produce, not a second
+implementation of them. A running game (or one whose end a delayed spectator may not see yet) is
+replayed only as far as ``selectors.game_sight`` lets the viewer see, only as their own seat or as
+a spectator, with the events exactly as ``selectors.events_for`` gives them (``live_position``).
 """
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
+from games import selectors
+from games.engines import get_engine
 from games.models import Game
 from games.moderation import redaction_for
 from games.records import RecordError, canonical_json, replay_record
@@ -128,6 +133,7 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moder
         "engine_name": game_name(game.engine),
         "at": at,
         "total": len(rows),
+        "live": False,
         "as": perspective if isinstance(perspective, str) else str(perspective),
         "seats": names,
         "perspectives": perspectives(names),
@@ -145,3 +151,48 @@ def perspectives(names: list[str]) -> list[dict]:
         options.append({"value": str(seat), "label": _("%(player)s (seat %(seat)s)") % {"player": name, "seat": seat}})
     options.append({"value": SPECTATOR, "label": _("Spectator")})
     return options
+
+
+def live_position(
+    *, game: Game, at_raw: str | None, as_raw: str | None, sight: selectors.Sight, seat: int | None
+) -> dict:
+    """The position after event ``at`` of a game the viewer may not see whole: up to ``sight.seq``,
+    as their own ``seat`` (the default) or as a spectator; never everything, and never an ending
+    the viewer may not see yet (a view of a finished state shows every hand)."""
+    names = seat_names(game)
+    allowed = [SPECTATOR] if seat is None or sight.delayed else [str(seat), SPECTATOR]
+    raw = as_raw if as_raw not in (None, "") else allowed[0]
+    if raw not in allowed:
+        choices = " or ".join(allowed)
+        message = _("while the game runs you may replay it as %(choices)s, not %(raw)r")
+        raise ReplayError("perspective_hidden", message % {"choices": choices, "raw": raw}, 403)
+    perspective = None if raw == SPECTATOR else int(raw)
+    engine = get_engine(game.engine)
+    total = sight.seq
+    head = selectors.game_replay(game=game, upto=total)
+    if engine.outcome(head.state) is not None:  # the end itself stays hidden until the game is public
+        total -= 1
+    at = parse_at(at_raw, total)
+    state = selectors.game_replay(game=game, upto=at).state
+    view = redaction_for(game=game, moderator=False).tree(engine.view(state, perspective))
+    shown = selectors.events_for(game=game, seat=perspective, after=0, limit=max(at, 1), sight=sight)[:at]
+    katsu = katsu_results(game.engine, view, shown)
+    events = [describe_event(game.engine, event, names, katsu.get(event["seq"])) for event in shown]
+    deadline = engine.deadline(state)
+    options = [option for option in perspectives(names) if option["value"] in allowed]
+    return {
+        "game": str(game.pk),
+        "engine": game.engine,
+        "engine_name": game_name(game.engine),
+        "live": True,
+        "at": at,
+        "total": total,
+        "as": raw,
+        "seats": names,
+        "perspectives": options,
+        "view": view,
+        "actors": sorted(engine.actors(state)),
+        "window": deadline.window if deadline else None,
+        "outcome": None,
+        "events": events,
+    }

@@ -23,7 +23,7 @@ from games.engines import all_engines
 from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
 from .names import game_name
-from .replay import ReplayError, replay_position, seat_names
+from .replay import ReplayError, live_position, replay_position, seat_names
 from .strings import js_strings
 
 
@@ -61,7 +61,8 @@ def game_page(request, pk):
     if game is None:
         return _not_found(request)
     seat = selectors.seat_of(game=game, user=request.user)
-    context = {"game": game, "seat": seat, "names": seat_names(game)}
+    public = game.is_finished and selectors.game_sight(game=game, user=request.user).public
+    context = {"game": game, "seat": seat, "names": seat_names(game), "public": public}
     return render(request, "web/game.html", context)
 
 
@@ -93,7 +94,7 @@ def game_join(request, pk):
     try:
         services.game_join(game_id=game.pk, user=request.user)
     except services.ServiceError as error:
-        context = {"game": game, "seat": None, "names": seat_names(game), "error": error}
+        context = {"game": game, "seat": None, "names": seat_names(game), "error": error, "public": False}
         return render(request, "web/game.html", context, status=error.status)
     return redirect("web:play", pk=game.pk)
 
@@ -101,19 +102,26 @@ def game_join(request, pk):
 # ---- replay -------------------------------------------------------------------------------
 @require_GET
 def replay_page(request, pk):
+    """A finished, public game: every perspective. A running one: as far as the viewer may see it,
+    as their own seat or a spectator (the seed and the record stay closed until it is public)."""
     game = _game_or_none(request, pk)
     if game is None:
         return _not_found(request)
-    context = {"game": game, "names": seat_names(game), "strings": js_strings(), "game_name": game_name(game.engine)}
-    if not _replay_open(request, game):
+    sight = selectors.game_sight(game=game, user=request.user)
+    public = game.is_finished and sight.public
+    seat = selectors.seat_of(game=game, user=request.user)
+    context = {
+        "game": game,
+        "names": seat_names(game),
+        "strings": js_strings(),
+        "game_name": game_name(game.engine),
+        "public": public,
+        "total": game.head_seq if public else sight.seq,
+        "default_as": "all" if public else str(seat) if seat is not None and not sight.delayed else "spectator",
+    }
+    if game.status == game.Status.OPEN:
         return render(request, "web/replay_running.html", context, status=409)
     return render(request, "web/replay.html", context)
-
-
-def _replay_open(request, game) -> bool:
-    """A replay shows every card, so it opens when the game is public to this viewer: over, and for
-    a spectator held back by the spectator delay, over for longer than the delay."""
-    return game.is_finished and selectors.game_sight(game=game, user=request.user).public
 
 
 @require_GET
@@ -122,11 +130,14 @@ def replay_json(request, pk):
     game = _game_or_none(request, pk)
     if game is None:
         return JsonResponse({"code": "not_found", "message": _("No such game.")}, status=404)
-    if not _replay_open(request, game):
-        message = _("This game is still running; its replay opens when it is over. Watch it on its play page.")
-        return JsonResponse({"code": "game_running", "message": message}, status=409)
+    sight = selectors.game_sight(game=game, user=request.user)
     try:
-        position = replay_position(game=game, at_raw=request.GET.get("at"), as_raw=request.GET.get("as"))
+        if game.is_finished and sight.public:
+            position = replay_position(game=game, at_raw=request.GET.get("at"), as_raw=request.GET.get("as"))
+        else:
+            seat = selectors.seat_of(game=game, user=request.user)
+            at_raw, as_raw = request.GET.get("at"), request.GET.get("as")
+            position = live_position(game=game, at_raw=at_raw, as_raw=as_raw, sight=sight, seat=seat)
     except ReplayError as error:
         return JsonResponse({"code": error.code, "message": error.message}, status=error.status)
     return JsonResponse(position, json_dumps_params={"ensure_ascii": False})

@@ -10,11 +10,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone, translation
 
+from games import services
 from games.engines import REGISTRY
 from games.models import Game
 from web.describe import describe_event
 
 from .games import play_random, seats_for
+from .test_pages import play_turn
 
 pytestmark = pytest.mark.django_db
 BOARDS = sorted(slug for slug in REGISTRY if slug != "nine-card")  # Nine Card's board is tested in test_pages
@@ -135,17 +137,59 @@ def test_every_game_has_its_own_sentences(engine, data, seat, english, japanese)
     assert _say(engine, event, language="ja")["text"] == japanese
 
 
-def test_the_replay_waits_for_the_spectator_delay(users):
-    """A replay shows every card: a spectator held back by the delay gets it only once the end is
-    older than the delay; a player of the game gets it at once."""
+def test_the_whole_replay_waits_for_the_spectator_delay(users):
+    """A finished game's whole replay (every hand, the seed) opens to a spectator held back by the
+    delay only once the end is older than the delay; until then it is a live replay up to the
+    delayed position. A player of the game gets the whole replay at once."""
     game = play_random("nine-card", users)
     # As game_spectator_delay_set would have set it before the end (the service refuses after it).
     Game.objects.filter(pk=game.pk).update(meta={**(game.meta or {}), "spectator_delay_seconds": 600})
     spectator, player = Client(), Client()
     player.force_login(users[0])
-    refused = spectator.get(f"/games/{game.pk}/replay.json")
-    assert refused.status_code == 409 and refused.json()["code"] == "game_running"
-    assert spectator.get(f"/games/{game.pk}/replay").status_code == 409
-    assert player.get(f"/games/{game.pk}/replay.json").status_code == 200
-    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(seconds=601))
-    assert spectator.get(f"/games/{game.pk}/replay.json").status_code == 200
+    held = spectator.get(f"/games/{game.pk}/replay.json").json()
+    assert held["live"] and held["total"] == 0 and held["outcome"] is None
+    assert spectator.get(f"/games/{game.pk}/replay.json", {"as": "all"}).status_code == 403
+    page = spectator.get(f"/games/{game.pk}/replay")
+    assert page.status_code == 200 and game.seed.encode() not in page.content
+    assert game.seed.encode() not in spectator.get(f"/games/{game.pk}").content
+    whole = player.get(f"/games/{game.pk}/replay.json").json()
+    assert not whole["live"] and whole["total"] == game.head_seq
+    assert game.seed.encode() in player.get(f"/games/{game.pk}/replay").content
+
+
+def test_a_running_game_replays_as_far_as_the_viewer_may_see(users):
+    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    play_turn(game, users, seats=(0,))  # the Oya has committed a card; the Ko has not
+    game.refresh_from_db()
+    committed = game.events.get(seq=2).payload["card"]
+    spectator, ko = Client(), Client()
+    ko.force_login(users[1])
+    page = spectator.get(f"/games/{game.pk}/replay")
+    assert page.status_code == 200 and b'data-live="1"' in page.content and b'id="seed"' not in page.content
+    watched = spectator.get(f"/games/{game.pk}/replay.json", {"at": 2}).json()
+    assert watched["live"] and watched["as"] == "spectator" and watched["total"] == game.head_seq
+    assert watched["outcome"] is None and [p["value"] for p in watched["perspectives"]] == ["spectator"]
+    assert committed not in str(watched["view"]) and committed not in str(watched["events"])
+    assert all(player["hand"] is None for player in watched["view"]["players"])
+    for refused in ({"as": "all"}, {"as": "0"}):
+        answer = spectator.get(f"/games/{game.pk}/replay.json", {"at": 2, **refused})
+        assert answer.status_code == 403 and answer.json()["code"] == "perspective_hidden"
+    assert spectator.get(f"/games/{game.pk}/replay.json", {"at": game.head_seq + 1}).status_code == 400
+    mine = ko.get(f"/games/{game.pk}/replay.json", {"at": 2}).json()
+    assert mine["as"] == "1" and mine["view"]["players"][1]["hand"] and mine["view"]["players"][0]["hand"] is None
+    assert committed not in str(mine["view"]) and mine["events"][-1]["text"] == "ann played a card face down"
+    assert ko.get(f"/games/{game.pk}/replay.json", {"as": "0"}).status_code == 403
+
+
+def test_a_delayed_spectator_replays_only_what_the_delay_shows(users, monkeypatch):
+    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    services.game_spectator_delay_set(game_id=game.pk, seconds=600)
+    play_turn(game, users)
+    game.refresh_from_db()
+    assert game.head_seq >= 3
+    late = Client().get(f"/games/{game.pk}/replay.json").json()
+    assert late["total"] == 0 and late["events"] == []  # every event is younger than the delay
+    later = timezone.now() + timedelta(seconds=700)
+    monkeypatch.setattr(timezone, "now", lambda: later)  # the log is append-only: move the clock instead
+    now = Client().get(f"/games/{game.pk}/replay.json", {"at": game.head_seq}).json()
+    assert now["total"] == game.head_seq and len(now["events"]) == game.head_seq

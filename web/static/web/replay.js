@@ -1,5 +1,6 @@
-/* The replay viewer: step through a finished game; the server replays the record up to event N
- * through the engine and answers the view of the chosen perspective (replay.json?at=N&as=...). */
+/* The replay viewer: step through a game; the server replays the record up to event N through the
+ * engine and answers the view of the chosen perspective (replay.json?at=N&as=...). A running game
+ * (data-live="1") goes only as far as the viewer may see it, and has no verification yet. */
 (function () {
   "use strict";
   const K = window.Kifu;
@@ -13,7 +14,8 @@
   const message = document.getElementById("message");
   const params = new URLSearchParams(window.location.search);
   let at = Number.parseInt(params.get("at") || "0", 10) || 0;
-  let as = params.get("as") || "all";
+  let as = params.get("as") || root.dataset.defaultAs || "all";
+  const live = root.dataset.live === "1";
   let total = Number(slider.max);
   let asked = 0; // the number of the latest request; older answers are dropped
 
@@ -116,5 +118,5 @@
   }
 
   load(at);
-  verify();
+  if (!live) verify();
 })();
