@@ -7,9 +7,11 @@ was that many seconds ago (``Sight.seq``), and ``game_head``/``events_for`` buil
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -17,6 +19,8 @@ from django.utils import timezone
 from . import clocks, moderation
 from .engines import REGISTRY, get_engine
 from .models import Event, Game, MatureConsent, Seat, Submission
+
+log = logging.getLogger("kifu.games")
 
 
 def may_see_mature(user) -> bool:
@@ -73,7 +77,7 @@ def game_view(*, game: Game, seat: int | None, moderator: bool = False, sight: S
     sight = sight or sight_for_seat(game=game, seat=seat, privileged=moderator)
     engine = get_engine(game.engine)
     if sight.delayed:
-        view = engine.view(game_replay(game=game, upto=sight.seq).state, None)
+        view = engine.view(sight_replay(game=game, sight=sight, replay=None).state, None)
     else:
         view = engine.view(engine.load_state(game.state), seat)
     redaction = moderation.redaction_for(game=game, moderator=moderator)
@@ -122,7 +126,7 @@ def events_for(
     state = None
     if not sight.public and game.state is not None:
         if sight.delayed:
-            state = _replay_at(game, sight, replay).state
+            state = sight_replay(game=game, sight=sight, replay=replay).state
         else:
             state = engine.load_state(game.state)
     out = []
@@ -249,11 +253,47 @@ def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay
     return Replay(rows[-1].seq if rows else since.seq, state, bank, at)
 
 
-def _replay_at(game: Game, sight: Sight, replay: Replay | None) -> Replay:
-    """``replay`` if it is at ``sight.seq``, else a replay of the game to there."""
+# Delayed spectators of one game all look at the same few seqs: their replays are cached (events
+# and receipts up to a seq never change, so a replay to a seq is valid for good).
+REPLAY_CACHE_SECONDS = 3600
+
+
+def _replay_key(game: Game, seq: int) -> str:
+    return f"kifu:replay:{game.pk}:{seq}"
+
+
+def sight_replay(*, game: Game, sight: Sight, replay: Replay | None = None) -> Replay:
+    """``replay`` if it is at ``sight.seq``, else a replay of the game to there: from the cache, or
+    continued from ``replay`` or from a cached replay a few seqs back, and then cached."""
     if replay is not None and replay.seq == sight.seq:
         return replay
-    return game_replay(game=game, upto=sight.seq, since=replay)
+    engine = get_engine(game.engine)
+    if replay is None or replay.seq > sight.seq:
+        replay = None
+        for seq in range(sight.seq, max(sight.seq - 4, -1), -1):
+            cached = cache.get(_replay_key(game, seq))
+            if cached is not None:
+                replay = Replay(
+                    seq,
+                    engine.load_state(cached["state"]),
+                    clocks.Bank.from_json(cached["bank"]) if cached["bank"] else None,
+                    datetime.fromisoformat(cached["at"]) if cached["at"] else None,
+                )
+                break
+        if replay is not None and replay.seq == sight.seq:
+            return replay
+    replay = game_replay(game=game, upto=sight.seq, since=replay)
+    if replay.seq == sight.seq:
+        cached = {
+            "state": engine.dump_state(replay.state),
+            "bank": replay.bank.to_json() if replay.bank else None,
+            "at": replay.at.isoformat() if replay.at else None,
+        }
+        try:
+            cache.set(_replay_key(game, replay.seq), cached, REPLAY_CACHE_SECONDS)
+        except Exception:  # the cache only saves work; a replay is always possible
+            log.warning("could not cache the replay of %s at %s", game.pk, replay.seq, exc_info=True)
+    return replay
 
 
 def _running(engine, state) -> tuple[int, ...]:
@@ -276,7 +316,7 @@ def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None =
     engine = get_engine(game.engine)
     delayed = sight is not None and sight.delayed
     if delayed:
-        replay = _replay_at(game, sight, replay)
+        replay = sight_replay(game=game, sight=sight, replay=replay)
         moment, over = sight.as_of, engine.outcome(replay.state) is not None
         window = None if over else engine.deadline(replay.state)
         actors = () if over else tuple(sorted(engine.actors(replay.state)))
@@ -326,7 +366,7 @@ def game_head(*, game: Game, sight: Sight, moderator: bool = False, replay: Repl
             "clock": clock_for(game=game, sight=sight),
             "finished_at": game.finished_at,
         }
-    replay = _replay_at(game, sight, replay)
+    replay = sight_replay(game=game, sight=sight, replay=replay)
     engine = get_engine(game.engine)
     outcome = engine.outcome(replay.state)
     clock = clock_for(game=game, sight=sight, replay=replay)

@@ -357,7 +357,7 @@ def game_feed(
                 privileged = moderation.is_moderator(game=game, user=user)
             sight = selectors.sight_for_seat(game=game, seat=seat, privileged=privileged)
             if sight.delayed:
-                replay = selectors.game_replay(game=game, upto=sight.seq, since=replay)
+                replay = selectors.sight_replay(game=game, sight=sight, replay=replay)
                 clock.wake_at = _monotonic_at(sight.next_at)
             else:
                 replay, clock.wake_at = None, None

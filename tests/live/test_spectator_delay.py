@@ -190,3 +190,22 @@ def test_a_spectator_sees_the_clock_of_the_delayed_moment(clock):
         {"seat": 0, "remaining_ms": 75000, "running": False},  # 100 - 30 + 5
         {"seat": 1, "remaining_ms": 30000, "running": True},
     ]
+
+
+def test_a_cached_replay_is_the_replay(table, clock):
+    from django.core.cache import cache
+
+    game, people = table
+    clock.advance(DELAY + 1)
+    play_trick(game, people, "t1")
+    game.refresh_from_db()
+    clock.advance(DELAY + 1)
+    sight = selectors.game_sight(game=game, user=None)
+    assert sight.delayed and sight.seq == game.head_seq  # everything is old enough; the game still runs
+    cache.delete(selectors._replay_key(game, sight.seq))
+    fresh = selectors.sight_replay(game=game, sight=sight)
+    assert cache.get(selectors._replay_key(game, sight.seq)) is not None
+    cached = selectors.sight_replay(game=game, sight=sight)
+    engine = get_engine("nine-card")
+    assert engine.dump_state(cached.state) == engine.dump_state(fresh.state) == game.state
+    assert (cached.seq, cached.at, cached.bank) == (fresh.seq, fresh.at, fresh.bank)
