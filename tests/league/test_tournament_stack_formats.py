@@ -5,7 +5,11 @@ each round when the last board of the previous one ends; players finish games by
 
 from __future__ import annotations
 
+import time
+import uuid
+
 import pytest
+import requests
 
 from kifu.devstack import wait_until
 
@@ -15,6 +19,17 @@ pytestmark = [pytest.mark.stack, pytest.mark.django_db]
 def ok(response, status: int = 200):
     assert response.status_code == status, response.text
     return response.json()
+
+
+def fetch(player, path: str, **params):
+    """GET with a retry when the connection drops (a starved web worker can be restarted mid-test)."""
+    for attempt in range(3):
+        try:
+            return ok(player.get(path, **params))
+        except requests.ConnectionError:
+            if attempt == 2:
+                raise
+            time.sleep(1)
 
 
 def open_tournament(organiser, entrants, body: dict) -> int:
@@ -30,12 +45,20 @@ def open_tournament(organiser, entrants, body: dict) -> int:
 
 
 def resign(player, game_id: str) -> None:
-    moved = player.move(game_id, {"type": "resign"})
+    key = uuid.uuid4().hex  # the same key on a retry: the move is applied once
+    for attempt in range(3):
+        try:
+            moved = player.move(game_id, {"type": "resign"}, key=key)
+            break
+        except requests.ConnectionError:
+            if attempt == 2:
+                raise
+            time.sleep(1)
     assert moved.status_code == 200 and moved.json()["status"] == "accepted", moved.text
 
 
 def board_now(organiser, tid: int, number: int, board: int) -> dict:
-    return next(b for b in ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=number)) if b["number"] == board)
+    return next(b for b in fetch(organiser, f"/api/tournaments/{tid}/rounds", round=number) if b["number"] == board)
 
 
 def play_to_the_end(organiser, tid: int, by_name: dict, loser_of, limit: int = 12) -> list[list[dict]]:
@@ -43,12 +66,12 @@ def play_to_the_end(organiser, tid: int, by_name: dict, loser_of, limit: int = 1
     the match is decided); then wait for the worker to pair the next round or finish. Returns the
     boards of each round as they ended."""
     for _ in range(limit):
-        tournament = ok(organiser.get(f"/api/tournaments/{tid}"))
+        tournament = fetch(organiser, f"/api/tournaments/{tid}")
         if tournament["status"] == "finished":
-            every = ok(organiser.get(f"/api/tournaments/{tid}/rounds"))
+            every = fetch(organiser, f"/api/tournaments/{tid}/rounds")
             return [[b for b in every if b["round"] == n] for n in range(1, tournament["current_round"] + 1)]
         number = tournament["current_round"]
-        boards = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=number))
+        boards = fetch(organiser, f"/api/tournaments/{tid}/rounds", round=number)
         for board in boards:
             while board["result"] is None and board["decided_by"] == "":
                 game = board["game"]
@@ -62,7 +85,7 @@ def play_to_the_end(organiser, tid: int, by_name: dict, loser_of, limit: int = 1
                 )
         wait_until(
             lambda r=number: (
-                (t := ok(organiser.get(f"/api/tournaments/{tid}")))["current_round"] > r or t["status"] == "finished"
+                (t := fetch(organiser, f"/api/tournaments/{tid}"))["current_round"] > r or t["status"] == "finished"
             ),
             60,
             f"the worker to take round {number}'s results",
@@ -86,9 +109,9 @@ def test_multi_swiss_of_turn_thief_on_the_worker(stack, players):
     for boards in rounds:
         assert sorted(len(b["players"]) for b in boards) == [4, 4]
         assert all(b["placements"][-1] == [b["players"][-1]] for b in boards)
-    record = ok(organiser.get(f"/api/tournaments/{tid}/rounds/2"))
+    record = fetch(organiser, f"/api/tournaments/{tid}/rounds/2")
     assert record["seed"] == 9 and len(record["pairing_input"]["players"]) == 8 and record["pairing_input"]["met"]
-    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))
+    final = fetch(organiser, f"/api/tournaments/{tid}/standings")
     assert final["status"] == "finished" and len(final["standings"]) == 8
     assert sum(row["points"] for row in final["standings"]) == 4 * (3 + 1)
     assert final["standings"][0]["points"] >= 4
@@ -112,7 +135,7 @@ def test_single_elimination_of_best_of_three_matches_on_the_worker(stack, player
     rounds = play_to_the_end(organiser, tid, by_name, lambda b: max(b["players"], key=strength.get))
     assert [sorted(b["bracket_match"] for b in boards) for boards in rounds] == [["W1-1", "W1-2"], ["3P", "W2-1"]]
     assert all(b["decided_by"] == "match" and b["match"] for boards in rounds for b in boards)
-    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [(row["rank"], row["username"]) for row in final] == list(enumerate(seeding, start=1))
 
 
@@ -128,7 +151,7 @@ def test_double_elimination_on_the_worker(stack, players):
     played = [b["bracket_match"] for boards in rounds for b in boards]
     assert "GF" in played and "GF2" not in played  # the winners-bracket champion won: no reset
     assert len(played) == 2 * 4 - 2  # no reset: 2n - 2 matches (everyone but the champion loses twice)
-    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [row["username"] for row in final[:2]] == [entrants[0].name, entrants[1].name]
 
 
@@ -147,7 +170,7 @@ def test_groups_to_playoff_on_the_worker(stack, players):
     rounds = play_to_the_end(organiser, tid, by_name, lambda b: max(b["players"], key=strength.get))
     stages = [sorted({b["bracket_match"] for b in boards}) for boards in rounds]
     assert stages[:3] == [[""], [""], [""]] and stages[3:] == [["W1-1", "W1-2"], ["W2-1"]]
-    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [row["username"] for row in final[:2]] == [entrants[0].name, entrants[1].name]
     assert [row["rank"] for row in final] == [1, 2, 3, 3, 5, 6]
 
@@ -161,16 +184,16 @@ def test_a_round_deadline_is_forfeited_by_beat(stack, players):
          "settings": {"round_deadline_seconds": 10}},
     )  # fmt: skip
     ok(organiser.post(f"/api/tournaments/{tid}/start"))
-    (board,) = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=1))
-    assert ok(organiser.get(f"/api/tournaments/{tid}/rounds/1"))["deadline_at"]
+    (board,) = fetch(organiser, f"/api/tournaments/{tid}/rounds", round=1)
+    assert fetch(organiser, f"/api/tournaments/{tid}/rounds/1")["deadline_at"]
     wait_until(
-        lambda: ok(organiser.get(f"/api/tournaments/{tid}"))["status"] == "finished",
+        lambda: fetch(organiser, f"/api/tournaments/{tid}")["status"] == "finished",
         40,
         "beat to forfeit the round at its deadline and the worker to finish the tournament",
     )
-    (board,) = ok(organiser.get(f"/api/tournaments/{tid}/rounds", round=1))
+    (board,) = fetch(organiser, f"/api/tournaments/{tid}/rounds", round=1)
     assert board["decided_by"] == "double_forfeit" and board["result"] == "0-0"  # nobody moved
-    game = ok(organiser.get(f"/api/games/{board['game']}"))
+    game = fetch(organiser, f"/api/games/{board['game']}")
     assert game["status"] == "finished"
-    final = ok(organiser.get(f"/api/tournaments/{tid}/standings"))["standings"]
+    final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [row["points"] for row in final] == [0, 0]
