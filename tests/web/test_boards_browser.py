@@ -6,6 +6,8 @@ Chromium fixtures of ``test_browser.py``; the screenshots are saved under pytest
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from games.engines import REGISTRY
@@ -41,3 +43,50 @@ def test_the_board_of_every_game_in_the_replay(stack, browser, shots):  # noqa: 
                 assert board.locator(".card:not(.back), .tile").count() > 0, f"{slug}: no card on the board"
             shots(page, f"board-{slug}-{at}")
     assert page.js_errors == [] and console == []
+
+
+def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa: F811 - fixtures
+    """The board of a game other than Nine Card offers the hand's playable cards as buttons: a click
+    plays the card, the stream brings the katsu window, and the other seat's page sees the card
+    face down on the pile."""
+    from playwright.sync_api import expect
+
+    me, other = Player(stack.base_url), Player(stack.base_url)
+    game_id = me.create_game("satori", [me.name, other.name], {"katsu_window_seconds": 300})["id"]
+    # Whoever starts, the other seat plays until it is my turn to play a card.
+    for _ in range(10):
+        state = me.get(f"/api/games/{game_id}/state").json()
+        if any(move["type"] == "play_card" for move in state["legal_moves"]):
+            break
+        if {"type": "decline_katsu"} in state["legal_moves"]:  # the other seat's card: let it pass
+            assert me.move(game_id, {"type": "decline_katsu"}).status_code == 200
+            continue
+        moves = other.get(f"/api/games/{game_id}/legal-moves").json()["moves"]
+        move = next(m for m in moves if m["type"] in ("play_card", "decline_katsu"))
+        assert other.move(game_id, move).status_code == 200
+    else:
+        raise AssertionError("never my turn")
+    page = new_page(browser, stack)
+    watcher = new_page(browser, stack)
+    log_in(page, me.name)
+    log_in(watcher, other.name)
+    page.goto(f"/games/{game_id}/play")
+    watcher.goto(f"/games/{game_id}/play")
+    mine = page.locator('.board-satori .seat-board[data-seat="0"] .hand .card.playable')
+    expect(mine).to_have_count(len(state["view"]["players"][0]["hand"]))
+    expect(page.locator("#play")).to_have_attribute("data-live", "stream")
+    shots(page, "satori-play-my-turn")
+    card = mine.first.get_attribute("data-card")
+    mine.first.click()
+    expect(page.locator("#message")).to_have_text("Accepted.")
+    expect(page.locator('.board-satori .seat-board[data-seat="0"] .pile .card').first).to_have_attribute(
+        "data-card", card
+    )
+    # The other seat sees the card face down on top of my pile and the katsu window open to them.
+    expect(watcher.locator('.board-satori .seat-board[data-seat="0"] .pile .card.top.back')).to_have_count(1)
+    expect(watcher.locator(f'[data-card="{card}"]')).to_have_count(0)
+    expect(watcher.locator(".board-satori .window-box")).to_be_visible()
+    expect(watcher.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))
+    expect(watcher.locator("#events li").last).to_have_text(f"{me.name} played a card face down")
+    shots(watcher, "satori-play-katsu-window")
+    assert page.js_errors == [] and watcher.js_errors == []
