@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from .matching import Certificate, perfect_matching
 from .roundrobin import Pairing
 
-NEAR = 8  # candidate opponents either side of the ideal one in a score group
+NEAR = 8  # candidate opponents nearest the ideal one in a score group (and as many without a clash)
 FLOAT = 8  # bottom players of a group linked to the top players of the next one
+PRICING_ROUNDS = 4  # re-solves with the pairs the dual did not cover, before the complete graph
 
 
 class PairingImpossible(ValueError):
@@ -129,71 +131,186 @@ def _seat(a: SwissPlayer, b: SwissPlayer, board: int, draw: int) -> Pairing:
 
 
 def _match(ordered: list[SwissPlayer], *, full_graph: bool) -> list[tuple[SwissPlayer, SwissPlayer]] | None:
-    """A maximum-weight perfect matching of ``ordered`` (even length), or None if none exists."""
+    """A maximum-weight perfect matching of ``ordered`` (even length), or None if none exists.
+
+    First with the absolute colour rule, then (only if no pairing keeps it) without. The default
+    path is :func:`_certified`; ``full_graph`` runs networkx on the complete graph instead (the
+    reference the tests and ``bench/pairing.py`` compare against)."""
     if not ordered:
         return []
-    n = len(ordered)
-    groups: dict[float, list[int]] = {}
-    for index, player in enumerate(ordered):
-        groups.setdefault(player.score, []).append(index)
-    scores = sorted(groups, reverse=True)
-    group_of = {i: g for g, score in enumerate(scores) for i in groups[score]}
-    place = {i: k for score in scores for k, i in enumerate(groups[score])}
-    # tier units: every lower tier's total over n/2 boards stays below one unit of the tier above
-    half_unit = 1
-    colour_unit = half_unit * (n * n + 1)
-    score_unit = colour_unit * (3 * n + 1)
-    widest = round(2 * (scores[0] - scores[-1]))
-    top = score_unit * (widest * widest + 4) + 1  # every weight stays positive
+    field = _Field(ordered)
+    for strict in (True, False):
+        pairs = field.complete_graph(strict) if full_graph else _certified(field, strict)
+        if pairs is not None:
+            return [(ordered[i], ordered[j]) for i, j in pairs]
+    return None
 
-    def weight(i: int, j: int) -> int:
-        a, b = ordered[i], ordered[j]
-        gap = round(2 * abs(a.score - b.score))
-        side_a, strength_a = colour_preference(a.colours)
-        side_b, strength_b = colour_preference(b.colours)
-        clash = min(strength_a, strength_b) if side_a == side_b and strength_a and strength_b else 0
-        if group_of[i] == group_of[j]:
-            size = len(groups[scores[group_of[i]]])
-            spread = abs(abs(place[j] - place[i]) - size // 2)
+
+def _certified(field: _Field, strict: bool) -> list[tuple[int, int]] | None:
+    """The optimum over every allowed pair, computed on a sparse graph and proven by its dual.
+
+    The candidate graph links each player to the ``NEAR`` opponents closest to the ideal one in
+    their score group plus the ``NEAR`` closest who need the other seat, and the ``FLOAT`` bottom
+    players of a group to the top of the next. It is solved with its LP dual
+    (:mod:`.matching`); the dual is checked on the candidate graph, then every allowed pair left
+    out is priced: if ``y_i + y_j + 2 * sum(z_B) >= 4 * w_ij`` holds for all of them, the dual is
+    feasible for the complete graph, and by weak duality no perfect matching of the complete graph
+    weighs more than the one found - it *is* the full-graph optimum, not an approximation. Pairs
+    that fail the test are added and the graph is solved again (a few rounds at most, then the
+    complete graph). A candidate graph without a perfect matching proves nothing, so the windows
+    are widened and finally the complete graph is used; only that decides "impossible". Pricing
+    skips whole blocks cheaply: a pair whose score gap is ``g`` weighs at most ``top - g*g*score``,
+    so only pairs with low duals on both sides are looked at one by one.
+    """
+    windows = [(NEAR, FLOAT), (4 * NEAR, 4 * FLOAT)]
+    edges = field.candidates(strict, *windows.pop(0))
+    rounds = 0
+    while True:
+        complete = edges is None
+        if complete:
+            edges = field.all_pairs(strict)
+        weighted = [(i, j, field.weight(i, j)) for i, j in sorted(edges)]
+        try:
+            solution = perfect_matching(field.n, weighted)
+        except RecursionError:  # blossoms nested beyond Python's stack: let networkx decide
+            return field.complete_graph(strict)
+        if solution is None:
+            if complete:
+                return None
+            edges = field.candidates(strict, *windows.pop(0)) if windows else None
+            continue
+        if not solution.verify(weighted):
+            return field.complete_graph(strict)
+        missing = [] if complete else field.price(solution, strict, edges)
+        if not missing:
+            return [(v, u) for v, u in enumerate(solution.mate) if v < u]
+        rounds += 1
+        edges = None if rounds > PRICING_ROUNDS else edges | set(missing)
+
+
+class _Field:
+    """The players of one pairing as arrays: score groups, places, colour needs and weights.
+
+    Weights are one integer per pair, in strict priority tiers (each tier's largest possible
+    total over n/2 boards stays below one unit of the tier above): the squared score gap, then a
+    colour clash, then the distance from the ideal top-half v bottom-half opponent."""
+
+    def __init__(self, ordered: list[SwissPlayer]) -> None:
+        self.ordered = ordered
+        n = self.n = len(ordered)
+        groups: dict[float, list[int]] = {}
+        for index, player in enumerate(ordered):
+            groups.setdefault(player.score, []).append(index)
+        self.scores = sorted(groups, reverse=True)
+        self.groups = [groups[score] for score in self.scores]
+        self.group_of = [0] * n
+        self.place = [0] * n
+        for g, members in enumerate(self.groups):
+            for k, i in enumerate(members):
+                self.group_of[i], self.place[i] = g, k
+        self.size = [len(self.groups[self.group_of[i]]) for i in range(n)]
+        need = [colour_preference(p.colours) for p in ordered]
+        self.side = [side for side, _ in need]
+        self.strength = [strength for _, strength in need]
+        index = {p.id: i for i, p in enumerate(ordered)}
+        self.met = [set() for _ in range(n)]
+        for i, player in enumerate(ordered):
+            for other in player.opponents:
+                if other in index:
+                    self.met[i].add(index[other])
+                    self.met[index[other]].add(i)
+        self.half_unit = 1
+        self.colour_unit = self.half_unit * (n * n + 1)
+        self.score_unit = self.colour_unit * (3 * n + 1)
+        widest = round(2 * (self.scores[0] - self.scores[-1]))
+        self.top = self.score_unit * (widest * widest + 4) + 1  # every weight stays positive
+
+    def clash(self, i: int, j: int) -> int:
+        if self.side[i] == self.side[j] and self.strength[i] and self.strength[j]:
+            return min(self.strength[i], self.strength[j])
+        return 0
+
+    def weight(self, i: int, j: int) -> int:
+        gap = round(2 * abs(self.ordered[i].score - self.ordered[j].score))
+        gi, gj = self.group_of[i], self.group_of[j]
+        if gi == gj:
+            spread = abs(abs(self.place[j] - self.place[i]) - self.size[i] // 2)
         else:  # a floater: the lowest of the higher group meets the highest of the lower one
-            upper, lower = (i, j) if group_of[i] < group_of[j] else (j, i)
-            spread = len(groups[scores[group_of[upper]]]) - 1 - place[upper] + place[lower]
-        return top - gap * gap * score_unit - clash * colour_unit - spread * half_unit
+            upper, lower = (i, j) if gi < gj else (j, i)
+            spread = self.size[upper] - 1 - self.place[upper] + self.place[lower]
+        return self.top - gap * gap * self.score_unit - self.clash(i, j) * self.colour_unit - spread * self.half_unit
 
-    def allowed(i: int, j: int, strict: bool) -> bool:
-        if ordered[j].id in ordered[i].opponents or ordered[i].id in ordered[j].opponents:
+    def allowed(self, i: int, j: int, strict: bool) -> bool:
+        if j in self.met[i]:
             return False
-        if strict:  # C.04.1 f: no two players who both absolutely need the same seat
-            side_a, strength_a = colour_preference(ordered[i].colours)
-            side_b, strength_b = colour_preference(ordered[j].colours)
-            return not (side_a == side_b and strength_a == strength_b == 3)
-        return True
+        # C.04.1 f: no two players who both absolutely need the same seat
+        return not (strict and self.side[i] == self.side[j] and self.strength[i] == self.strength[j] == 3)
 
-    def candidates():
-        for g, score in enumerate(scores):
-            members = groups[score]
+    def all_pairs(self, strict: bool) -> set[tuple[int, int]]:
+        n = self.n
+        return {(i, j) for i in range(n) for j in range(i + 1, n) if self.allowed(i, j, strict)}
+
+    def candidates(self, strict: bool, near: int, float_: int) -> set[tuple[int, int]]:
+        """Each player's ``near`` allowed group-mates closest to the ideal opponent, ``near`` more
+        without a colour clash, and the ``float_`` x ``float_`` boards across each group border."""
+        edges: set[tuple[int, int]] = set()
+        for g, members in enumerate(self.groups):
             size, half = len(members), len(members) // 2
             for k, i in enumerate(members):
-                for other in range(k + 1, size):
-                    if size <= 2 * NEAR + 2 or abs(other - k - half) <= NEAR:
-                        yield i, members[other]
-            if g + 1 < len(scores):
-                below = groups[scores[g + 1]]
-                for i in members[-FLOAT:]:
-                    for j in below[:FLOAT]:
-                        yield i, j
+                closest = clean = 0
+                for d in range(size):
+                    for q in sorted({k + half + d, k + half - d, k - half + d, k - half - d}):
+                        if not 0 <= q < size or q == k:
+                            continue
+                        j = members[q]
+                        if not self.allowed(i, j, strict):
+                            continue
+                        if closest < near or (clean < near and not self.clash(i, j)):
+                            edges.add((min(i, j), max(i, j)))
+                        closest += 1
+                        clean += not self.clash(i, j)
+                    if closest >= near and clean >= near:
+                        break
+            if g + 1 < len(self.groups):
+                for i in members[-float_:]:
+                    for j in self.groups[g + 1][:float_]:
+                        if self.allowed(i, j, strict):
+                            edges.add((i, j))
+        return edges
 
-    # sparse then full graph, first keeping the absolute colour rule; dropping it is the last resort
-    attempts = [(False, True), (True, True), (True, False)] if not full_graph else [(True, True), (True, False)]
-    for full, strict in attempts:
+    def price(self, solution: Certificate, strict: bool, edges: set[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Allowed pairs outside ``edges`` whose weight the dual does not cover."""
+        y = solution.duals
+        by_dual = [sorted(members, key=y.__getitem__) for members in self.groups]
+        missing = []
+        for ga, upper in enumerate(self.groups):
+            for gb in range(ga, len(self.groups)):
+                gap = round(2 * abs(self.scores[ga] - self.scores[gb]))
+                bound = 4 * (self.top - gap * gap * self.score_unit)  # 4 * the heaviest pair possible
+                lower = by_dual[gb]
+                lowest = y[lower[0]]
+                for i in upper:
+                    threshold = bound - y[i]
+                    if lowest >= threshold:
+                        continue
+                    for j in lower:
+                        if y[j] >= threshold:
+                            break
+                        if ga == gb and j <= i:
+                            continue
+                        pair = (min(i, j), max(i, j))
+                        if pair in edges or not self.allowed(i, j, strict):
+                            continue
+                        if solution.slack(i, j, self.weight(i, j)) < 0:
+                            missing.append(pair)
+        return missing
+
+    def complete_graph(self, strict: bool) -> list[tuple[int, int]] | None:
+        """networkx's maximum-weight matching on every allowed pair (the reference solution)."""
         graph = nx.Graph()
-        graph.add_nodes_from(range(n))
-        if full:
-            edges = ((i, j) for i in range(n) for j in range(i + 1, n))
-        else:
-            edges = candidates()
-        graph.add_weighted_edges_from((i, j, weight(i, j)) for i, j in edges if allowed(i, j, strict))
+        graph.add_nodes_from(range(self.n))
+        graph.add_weighted_edges_from((i, j, self.weight(i, j)) for i, j in self.all_pairs(strict))
         matching = nx.max_weight_matching(graph, maxcardinality=True)
-        if 2 * len(matching) == n:
-            return [(ordered[min(i, j)], ordered[max(i, j)]) for i, j in matching]
-    return None
+        if 2 * len(matching) != self.n:
+            return None
+        return sorted((min(i, j), max(i, j)) for i, j in matching)
