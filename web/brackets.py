@@ -92,13 +92,16 @@ def short(name: str) -> str:
 
 
 def points_text(value) -> str:
-    """1.0 -> "1", 0.5 -> "½", 2.5 -> "2½" (a result as score sheets write it)."""
+    """1.0 -> "1", 0.5 -> "½", 2.5 -> "2½" (a result as score sheets write it); other fractions
+    (placement points such as 2/3) to two decimals: 0.67."""
     if value is None:
         return ""
-    whole, half = int(value), abs(value - int(value)) >= 0.25
-    if half and whole == 0:
-        return "½"
-    return f"{whole}½" if half else f"{value:g}"
+    if float(value).is_integer():
+        return f"{int(value)}"
+    if (value * 2).is_integer():
+        whole = int(value)
+        return f"{whole}½" if whole else "½"
+    return f"{value:.2f}".rstrip("0")
 
 
 def winner_slot(board, seeds: Sequence[Hashable]) -> int:

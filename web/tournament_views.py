@@ -204,11 +204,12 @@ def tournament_page(request, pk):
     for entry in entries:
         entry.group_label = group_letter(entry.group) if entry.group is not None else ""
     mine = next((entry for entry in entries if viewer is not None and entry.user_id == viewer.pk), None)
-    standings = tselectors.tournament_standings(tournament=tournament)
+    is_open = tournament.status == Tournament.Status.OPEN
+    standings = [] if is_open else tselectors.tournament_standings(tournament=tournament)
     for row in standings:
         row["points_text"] = brackets.points_text(row["points"])
         row["tiebreak_values"] = [row["tiebreaks"].get(name) for name in tournament.tiebreaks]
-    is_open, running = tournament.status == Tournament.Status.OPEN, tournament.status == Tournament.Status.RUNNING
+    running = tournament.status == Tournament.Status.RUNNING
     context = {
         "tournament": tournament,
         "format_label": format_label(tournament.format),
@@ -222,6 +223,10 @@ def tournament_page(request, pk):
         "rounds": _rounds(tournament, names),
         "standings": standings,
         "tiebreaks": [tiebreak_label(name) for name in tournament.tiebreaks],
+        "tables": tournament.format == Format.MULTI_SWISS,
+        "winners": ", ".join(row["username"] for row in standings if row["rank"] == 1)
+        if tournament.status == Tournament.Status.FINISHED
+        else "",
         "elimination": tournament.format in ELIMINATION,
         "bracket": _bracket(tournament, names) if tournament.format in ELIMINATION else None,
         "groups": _group_tables(tournament, names) if tournament.format == Format.GROUPS_PLAYOFF else [],

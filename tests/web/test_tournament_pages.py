@@ -96,6 +96,7 @@ def test_who_sees_which_form_and_entering_from_the_page(club):
     tournament = make(club_, organiser, [], start=False, settings={"check_in": True})
 
     anonymous = page_of(Client(), tournament)
+    assert "No standings before the first round." in anonymous
     assert 'id="organise"' not in anonymous and 'id="enter"' not in anonymous and "Log in to enter" in anonymous
     assert 'id="enter"' not in page_of(client_of(stranger), tournament)  # not a member of the club
     member_page = page_of(client_of(p0), tournament)
@@ -178,6 +179,8 @@ def test_a_swiss_from_start_to_standings_through_the_page(club):
     assert tournament.status == "finished"
     page = page_of(client_of(organiser), tournament)
     assert "finished" in page and 'id="advance"' not in page and 'id="correct"' in page
+    top = page.split('id="standings"')[1].split("<tr data-player=")[1].split('"')[1]
+    assert f"Winner: {top}" in page.split('id="winner"')[1].split("</p>")[0]
 
 
 def test_an_organiser_corrects_a_result_and_drops_a_player(club):
@@ -297,6 +300,7 @@ def test_tables_of_four_list_their_seats(club):
     page = page_of(Client(), tournament)
     round_1 = page.split('data-round="1"')[1].split("</details>")[0]
     assert round_1.count('<ol class="table-seats">') == 2 and round_1.count("<li") == 8
+    assert "Players, in seat order" in round_1
     assert "place 1" in round_1 and "place 4" in round_1
     assert "game points" in page.split('id="standings"')[1].split("</thead>")[0]
 
@@ -316,7 +320,9 @@ def test_bracket_geometry():
     from league.scoring.elimination import single_elimination
     from web.brackets import BOX_H, COL_W, draw, points_text
 
-    assert [points_text(v) for v in (1.0, 0.5, 0.0, 2.5, None)] == ["1", "½", "0", "2½", ""]
+    assert [points_text(v) for v in (1.0, 0.5, 0.0, 2.5, None, 2 / 3, 0.25, 3)] == [
+        "1", "½", "0", "2½", "", "0.67", "0.25", "3",
+    ]  # fmt: skip
     names = {1: "ann", 2: "bob", 3: "cy", 4: "dee"}
     done = SimpleNamespace(
         seat_ids=[1, 4], placements=[[4], [1]], points={"1": 0.0, "4": 1.0}, finished_at=1, decided_by="game",
