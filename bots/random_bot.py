@@ -10,12 +10,15 @@ also needs its seat's view: at each head where it may act it reads the state onc
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
 from kifu_client import KifuClient, KifuError, Move
 
 from .heuristics import Strategy, random_strategy, storytelling, strategy_for
+
+CONNECTION_RETRIES = 3
 
 
 @dataclass
@@ -86,7 +89,7 @@ class Bot:
                     acted.add(head["head_seq"])
                     view: dict = {}
                     if self.needs_view:  # the seat's view and moves at one head, read once per decision
-                        state = self.client.state(game_id)
+                        state = self._resilient(self.client.state, game_id)
                         view, moves = state.get("view") or {}, state.get("legal_moves") or []
                         result.views += 1
                     if moves:
@@ -94,6 +97,18 @@ class Bot:
             elif message.type == "end":
                 result.finished = message.data.get("reason") == "finished"
         return result
+
+    def _resilient(self, call, *args, **kwargs):
+        """``call(*args, **kwargs)``, tried again after a dropped connection (a web worker restarting, say): safe,
+        since a state read changes nothing and a submission carries its idempotency key."""
+        for attempt in range(CONNECTION_RETRIES + 1):
+            try:
+                return call(*args, **kwargs)
+            except KifuError as error:
+                if error.code != "connection_error" or attempt == CONNECTION_RETRIES:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     def _act(self, game_id: str, head_seq: int, view: dict, moves: list[Move], result: BotResult) -> int | None:
         """Submit one move for this head; returns the seq of the event it became, if accepted."""
@@ -105,7 +120,9 @@ class Bot:
             key = f"{game_id}:{result.seat}:{head_seq}:{attempt}"
             result.submitted += 1
             try:
-                submission = self.client.submit_move(game_id, move, idempotency_key=key, wait=self.wait)
+                submission = self._resilient(
+                    self.client.submit_move, game_id, move, idempotency_key=key, wait=self.wait
+                )
             except KifuError as error:
                 if error.status != 422:
                     raise

@@ -10,6 +10,7 @@ import pytest
 from bots.heuristics import HEURISTICS, random_strategy, storytelling, strategy_for
 from bots.inprocess import play, win_rate
 from games.engines import REGISTRY, get_engine
+from games.engines.chance import ChanceStream
 
 # (slug, players, config): every engine at its smallest table and one larger, and both Twenty-Two variants.
 TABLES = [
@@ -53,7 +54,7 @@ def checked(slug: str, seen: list):
 
 @pytest.mark.parametrize(("slug", "players", "config"), TABLES)
 def test_heuristic_plays_legally_to_the_end(slug, players, config):
-    for seed in range(12):
+    for seed in range(8):
         seen: list = []
         mine = checked(slug, seen)
         # all heuristic, then heuristic and random on alternating seats (both ways round)
@@ -68,8 +69,6 @@ def test_heuristic_plays_legally_to_the_end(slug, players, config):
 def test_heuristic_sees_only_its_own_view():
     """A heuristic given a seat's view of a Nine Card deal never plays a card of the other hand."""
     engine = get_engine("nine-card")
-    from games.engines.chance import ChanceStream
-
     state = engine.setup(None, 2)
     state = engine.apply(state, {"kind": "chance", "data": engine.sample_chance(state, ChanceStream(b"8bytes!!", 1))})
     view = engine.view(state, 1)
