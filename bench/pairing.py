@@ -1,21 +1,27 @@
-"""Time to pair one round of a 1,000-player Swiss event, against a greedy baseline in the same run.
+"""Time to pair one round of a 1,000-player Swiss event: certified sparse matching, the complete graph, greedy.
 
-    .venv/bin/python bench/pairing.py [--players 1000] [--rounds 5] [--seed 1]
+    .venv/bin/python bench/pairing.py [--players 1000] [--rounds 5] [--seed 1] [--no-full] [--no-tables]
                                       [--seats 4] [--table-players 1000] [--event-players 200] [--event-rounds 7]
 
 Plays ``--rounds`` rounds first (the higher seed wins, one draw in five) so the timed round has
-score groups, rematch bans and colour histories like a real event, then times
-``league.scoring.swiss.pair_round`` (maximum-weight matching) and a greedy top-down pairing
-(each player in score order takes the next one it has not met) on the same input. The greedy
-pairing ignores colours and can strand players at the bottom; the printout counts its rematches
-and cross-group boards so the two are compared on quality as well as seconds.
+score groups, rematch bans and colour histories like a real event, then pairs that round with
+``league.scoring.swiss.pair_round`` (a sparse graph whose LP dual proves it optimal on the
+complete graph), with ``pair_round(full_graph=True)`` (networkx on the complete graph: the
+reference, skipped with ``--no-full``), with the previous default (networkx on the window graph
+alone, no proof) and with a greedy top-down pairing (each player in score order takes the next
+one it has not met). Wall and CPU seconds are both printed (the CPU figure does not move when
+other work shares the machine), and each pairing's total weight is compared with the certified
+one (equal weight: equally good by every priority; the boards may still differ between tied
+pairings). The greedy pairing ignores colours and can strand players at the
+bottom; the printout counts its rematches and cross-group boards.
 
-Then the multiplayer Swiss (``league.scoring.multiswiss``, tables of ``--seats`` with one seat fewer
-allowed): a ``--table-players`` field plays ``--rounds`` rounds (random finishing orders scored
-3/2/1/0, a bye scores 2) and the next round is timed with ``pair_round`` (local search) and
-``greedy_round`` (tables filled top-down) on the same input; then each method runs its own
-``--event-players`` x ``--event-rounds`` event and the repeat meetings (pairs seated together who had
-already met) and mean score spread at a table (best minus worst score) are printed. Figures only.
+Then (unless ``--no-tables``) the multiplayer Swiss (``league.scoring.multiswiss``, tables of
+``--seats`` with one seat fewer allowed): a ``--table-players`` field plays ``--rounds`` rounds
+(random finishing orders scored 3/2/1/0, a bye scores 2) and the next round is timed with
+``pair_round`` (local search) and ``greedy_round`` (tables filled top-down) on the same input; then
+each method runs its own ``--event-players`` x ``--event-rounds`` event and the repeat meetings
+(pairs seated together who had already met) and mean score spread at a table (best minus worst
+score) are printed. Figures only.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from league.scoring import multiswiss
+import networkx as nx
+
+from league.scoring import multiswiss, swiss
 from league.scoring.swiss import SwissPlayer, pair_round
 
 
@@ -66,35 +74,93 @@ def field(count: int, rounds: int, seed: int) -> list[SwissPlayer]:
     return [SwissPlayer(i, s[0], i, frozenset(s[1]), tuple(s[2]), s[3]) for i, s in state.items()]
 
 
+def previous_default(players: list[SwissPlayer]) -> list[tuple[SwissPlayer, SwissPlayer]]:
+    """The pairing ``pair_round`` made before the certificate (even fields): networkx on the
+    window graph (``NEAR`` either side of the ideal opponent, ``FLOAT`` x ``FLOAT`` across each
+    group border), the complete graph only if the window graph had no perfect matching."""
+    ordered = swiss._order(players)
+    field = swiss._Field(ordered)
+    near, float_ = 8, 8
+
+    def window():
+        for g, members in enumerate(field.groups):
+            size, half = len(members), len(members) // 2
+            for k, i in enumerate(members):
+                for other in range(k + 1, size):
+                    if size <= 2 * near + 2 or abs(other - k - half) <= near:
+                        yield i, members[other]
+            if g + 1 < len(field.groups):
+                for i in members[-float_:]:
+                    for j in field.groups[g + 1][:float_]:
+                        yield i, j
+
+    for complete, strict in ((False, True), (True, True), (True, False)):
+        graph = nx.Graph()
+        graph.add_nodes_from(range(field.n))
+        edges = field.all_pairs(strict) if complete else (e for e in window() if field.allowed(*e, strict))
+        graph.add_weighted_edges_from((i, j, field.weight(i, j)) for i, j in edges)
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        if 2 * len(matching) == field.n:
+            return [(ordered[i], ordered[j]) for i, j in matching]
+    raise swiss.PairingImpossible("no pairing")
+
+
+def timed(function, *args, **kwargs):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def weight(players: list[SwissPlayer], pairs) -> int:
+    """Total matching weight of ``pairs`` (boards or player pairs) in pair_round's own units."""
+    ordered = swiss._order(players)
+    field = swiss._Field(ordered)
+    index = {p.id: k for k, p in enumerate(ordered)}
+    by_id = {p.id: p for p in players}
+    pairs = [(by_id[b.first], by_id[b.second]) if hasattr(b, "first") else b for b in pairs]
+    return sum(field.weight(index[a.id], index[b.id]) for a, b in pairs if b is not None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5, help="rounds played before the timed one")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-full", action="store_true", help="skip networkx on the complete graph (slow)")
+    parser.add_argument("--no-tables", action="store_true", help="skip the multiplayer Swiss part")
     parser.add_argument("--seats", type=int, default=4, help="multiplayer table size (one fewer allowed)")
     parser.add_argument("--table-players", type=int, default=1000, help="field of the timed multiplayer round")
     parser.add_argument("--event-players", type=int, default=200, help="field of the multiplayer event")
     parser.add_argument("--event-rounds", type=int, default=7)
     args = parser.parse_args()
+    if args.players % 2:
+        parser.error("--players must be even (the bye search would time several matchings)")
     started = time.perf_counter()
     players = field(args.players, args.rounds, args.seed)
     print(f"{args.players} players after {args.rounds} rounds (set up in {time.perf_counter() - started:.1f}s)")
-
-    started = time.perf_counter()
-    boards = pair_round(players, seed=args.seed)
-    matching = time.perf_counter() - started
     by_id = {p.id: p for p in players}
-    cross = sum(1 for b in boards if not b.is_bye and by_id[b.first].score != by_id[b.second].score)
-    print(f"max-weight matching: {matching:.3f}s  boards={len(boards)} cross-group={cross} rematches=0")
 
-    started = time.perf_counter()
-    pairs = greedy(players)
-    baseline = time.perf_counter() - started
+    boards, wall, cpu = timed(pair_round, players, seed=args.seed)
+    best = weight(players, boards)
+    cross = sum(1 for b in boards if not b.is_bye and by_id[b.first].score != by_id[b.second].score)
+    print(f"certified sparse:    {wall:7.3f}s wall {cpu:7.3f}s cpu  boards={len(boards)} cross-group={cross}")
+    if not args.no_full:
+        full, full_wall, full_cpu = timed(pair_round, players, seed=args.seed, full_graph=True)
+        same = "the same weight" if weight(players, full) == best else "A DIFFERENT WEIGHT"
+        print(f"complete graph (nx): {full_wall:7.3f}s wall {full_cpu:7.3f}s cpu  {same}, same boards {full == boards}")
+        print(f"ratio: the complete graph takes {full_wall / wall:.0f}x the wall, {full_cpu / cpu:.0f}x the cpu time")
+    pairs, old_wall, old_cpu = timed(previous_default, players)
+    loss = best - weight(players, pairs)
+    verdict = "the same weight" if not loss else f"{loss} weight units short of the certified pairing"
+    print(f"previous default:    {old_wall:7.3f}s wall {old_cpu:7.3f}s cpu  (networkx on the window graph) {verdict}")
+    print(f"ratio: the previous default takes {old_wall / wall:.1f}x the wall, {old_cpu / cpu:.1f}x the cpu time")
+
+    pairs, baseline, _ = timed(greedy, players)
     rematches = sum(1 for a, b in pairs if b.id in a.opponents)
     cross = sum(1 for a, b in pairs if a.score != b.score)
-    print(f"greedy baseline:     {baseline:.3f}s  boards={len(pairs)} cross-group={cross} rematches={rematches}")
-    print(f"ratio: {matching / baseline:.0f}x the greedy time")
-    multiplayer(args)
+    print(f"greedy baseline:     {baseline:7.3f}s wall  boards={len(pairs)} cross-group={cross} rematches={rematches}")
+    if not args.no_tables:
+        multiplayer(args)
 
 
 def table_event(method, *, players: int, rounds: int, seats: int, seed: int, timed: bool = False) -> dict:

@@ -3,7 +3,7 @@
 The absolute rules (FIDE Handbook C.04.1) are hard constraints: two players meet at most once
 (a), a player gets at most one bye (d: the pairing-allocated bye), and the bye goes to the
 lowest-ranked player who may take it. The other criteria are weights of one maximum-weight
-perfect matching (Edmonds' blossom algorithm, networkx), in strict priority order - each tier's
+perfect matching (Edmonds' blossom algorithm), in strict priority order - each tier's
 largest possible total is smaller than one unit of the tier above:
 
 1. pair players of equal score (C.04.1 b/c): the penalty is the squared score gap, so one player
@@ -12,12 +12,14 @@ largest possible total is smaller than one unit of the tier above:
 3. inside a score group, the top half meets the bottom half (the Dutch system's S1 v S2,
    C.04.3): a penalty for how far an opponent is from the ideal half-group distance.
 
-Only candidate edges enter the graph (same group near the ideal distance, or the edges of
-neighbouring groups), which keeps a 1,000-player round to a few seconds; when those admit no
-complete pairing the full graph of allowed pairs is tried, and only then is the absolute colour
-rule (no third game in a row, or a colour difference beyond 2, in the same seat) relaxed. Everything is
-deterministic: the same players, history and ``seed`` give the same pairing (the seed only draws
-the first round's colours, FIDE C.04.3 "by lot").
+The matching is solved on a sparse candidate graph (each player's group-mates nearest the ideal
+opponent, with and without a colour clash, and the boards across each group border) together
+with its LP dual, and the dual then proves it optimal on the complete graph of allowed pairs
+(see ``_certified``): the result weighs exactly what networkx finds on the complete graph, in a
+fraction of the time (``bench/pairing.py``). The absolute colour rule (no third game in a row,
+or a colour difference beyond 2, in the same seat) is relaxed only when no pairing of the
+complete graph keeps it. Everything is deterministic: the same players, history and ``seed``
+give the same pairing (the seed only draws the first round's colours, FIDE C.04.3 "by lot").
 """
 
 from __future__ import annotations
