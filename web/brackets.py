@@ -254,7 +254,7 @@ def draw(
             note = _("forfeit")
         elif board is not None and board.decided_by == "correction":
             note = _("corrected")
-        link = href(board) if (href and board is not None and getattr(board, "game_id", None)) else ""
+        link = href(board) if (href and board is not None) else ""
         boxes.append(Box(match.id, match.bracket, x, y, slots, state, link, note))
         for index, source in enumerate(match.sources):
             if source.kind != "winner" or source.ref not in position or match.optional:

@@ -72,9 +72,10 @@ def _refused(request, error: services.ServiceError) -> None:
 
 
 def game_href(board) -> str:
-    """The page of a board's game: play while it runs, the replay once it is over."""
+    """The page of a board's game: play while it runs, the replay once it is over; a match board
+    (best of N) links to its match."""
     if board.game_id is None:
-        return ""
+        return f"/api/matches/{board.match_id}" if board.match_id else ""
     name = "web:replay" if board.game and board.game.is_finished else "web:play"
     return reverse(name, kwargs={"pk": board.game_id})
 

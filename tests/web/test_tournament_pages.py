@@ -338,3 +338,15 @@ def test_bracket_geometry():
     assert by_id["W1-1"].slots[1].won and by_id["W1-1"].slots[0].lost and by_id["W1-1"].slots[1].score == "1"
     assert by_id["W1-1"].state == "done" and by_id["W1-2"].state == "waiting"
     assert len(bracket.lines) == 2 and bracket.width >= final.right
+
+
+def test_match_boards_link_to_their_match(club):
+    club_, organiser, members = club
+    settings = {"match": {"format": "best_of", "target": 3}}
+    tournament = make(club_, organiser, members[:4], format="single_elimination", settings=settings)
+    board = TournamentBoard.objects.get(tournament=tournament, bracket_match="W1-1")
+    assert board.match_id is not None and board.game_id is None
+    page = page_of(Client(), tournament)
+    assert f'href="/api/matches/{board.match_id}"' in boxes(page)["W1-1"]
+    row = page.split('data-round="1"')[1].split(f'data-board="{board.number}"')[1].split("</tr>")[0]
+    assert f'href="/api/matches/{board.match_id}"' in row and "the match" in row
