@@ -21,12 +21,12 @@ from .tournaments import (
     Decided,
     Format,
     Status,
-    _lock,
     active_players,
     complete_check,
     create_round,
     decide,
     decide_forfeit,
+    tournament_lock,
 )
 
 Entry = TournamentEntry.Status
@@ -45,7 +45,7 @@ def tournament_check_in(*, tournament_id, by, player=None, now: datetime | None 
     """An entrant confirms they will play (an organiser may check anyone in). With the tournament's
     ``check_in`` setting on, only checked-in entries are paired when it starts."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     player = player or by
     if player != by:
         require_organiser(tournament.club_id, by)
@@ -66,7 +66,7 @@ def tournament_drop(*, tournament_id, by, player=None, now: datetime | None = No
     once running, the player keeps their results and is not paired again - a game they are
     playing now still counts (resign it to concede). Returns the entry (None if removed)."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     player = player or by
     if player != by:
         require_organiser(tournament.club_id, by)
@@ -133,7 +133,7 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
     has been played in it (its games are closed by resigning every seat, and new games start).
     ``tables`` are lists of users in seat order; a table of one is a bye."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     require_organiser(tournament.club_id, by)
     if tournament.format not in (Format.SWISS, Format.MULTI_SWISS):
         raise ServiceError("manual_pairing_not_supported", "manual pairings are for swiss and multi_swiss")
@@ -196,7 +196,7 @@ def tournament_result_correct(
     pairs the next one from the corrected standings. A bracket board cannot change once a later
     round is paired (its winner has already moved on)."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     require_organiser(tournament.club_id, by)
     target = TournamentBoard.objects.select_for_update(of=("self",)).filter(
         tournament=tournament, round=round, number=board
@@ -268,7 +268,7 @@ def tournament_deadline(*, tournament_id, now: datetime | None = None) -> int:
     and if it waits on everyone or nobody has moved yet, everyone loses (double forfeit). The game is
     then ended by system resigns through games.services. Returns the boards decided."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     current = TournamentRound.objects.filter(tournament=tournament, number=tournament.current_round).first()
     if tournament.status != Status.RUNNING or current is None or not current.deadline_at or current.deadline_at > now:
         return 0

@@ -7,6 +7,7 @@ from ..models import Tournament, TournamentBoard, TournamentEntry
 from ..scoring import placements as table_rules
 from ..scoring import standings as tiebreak_rules
 from ..scoring.standings import Row
+from .tournament_pairing import late_points
 
 Format = Tournament.Format
 DOUBLE_FORFEIT = TournamentBoard.Decided.DOUBLE_FORFEIT
@@ -24,8 +25,6 @@ def _entries(tournament: Tournament) -> list[TournamentEntry]:
 def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
     """The standings, best first, as JSON-ready rows (``raw``: the scoring ``Row`` objects).
     Elimination formats rank by final placement once the bracket has one."""
-    from .tournaments import late_points
-
     entries = _entries(tournament)
     players = [entry.user_id for entry in entries]
     known = set(players)

@@ -30,14 +30,21 @@ from games.services import ServiceError, game_create
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
-from ..scoring.placements import place_points, placement_points
+from ..scoring.placements import placement_points
 from .clubs import is_organiser, require_member, require_organiser
-from .matches import check_spec, game_ranking, match_start
+from .matches import game_ranking, match_start
+from .tournament_pairing import (
+    active_players,
+    multi_input,
+    multi_pairing,
+    swiss_input,
+    swiss_pairing,
+    swiss_players,
+)
+from .tournament_settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
 
 Format, Status = Tournament.Format, Tournament.Status
 Decided = TournamentBoard.Decided
-ELIMINATION = (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF)
-SWISS_FORMATS = (Format.SWISS, Format.MULTI_SWISS)
 DEFAULT_TIEBREAKS = {
     Format.ROUND_ROBIN: ["direct_encounter", "sonneborn_berger", "game_points"],
     Format.SWISS: ["buchholz_cut1", "buchholz", "sonneborn_berger", "direct_encounter"],
@@ -47,26 +54,9 @@ DEFAULT_TIEBREAKS = {
     Format.GROUPS_PLAYOFF: ["direct_encounter", "sonneborn_berger", "game_points"],
 }
 MAX_ENTRIES = 2000
-MAX_TABLE = 6
-MAX_DEADLINE_SECONDS = 90 * 24 * 3600
-SETTINGS = {
-    "seats": (Format.MULTI_SWISS,),
-    "placement_points": (Format.MULTI_SWISS,),
-    "bye_points": (Format.MULTI_SWISS,),
-    "match": tuple(Format.values),
-    "round_deadline_seconds": tuple(Format.values),
-    "check_in": tuple(Format.values),
-    "allow_bots": tuple(Format.values),
-    "late_entry_until_round": SWISS_FORMATS,
-    "late_entry_points": SWISS_FORMATS,
-    "third_place": (Format.SINGLE_ELIMINATION, Format.GROUPS_PLAYOFF),
-    "grand_final_reset": (Format.DOUBLE_ELIMINATION,),
-    "groups": (Format.GROUPS_PLAYOFF,),
-    "advance": (Format.GROUPS_PLAYOFF,),
-}
 
 
-def _lock(tournament_id) -> Tournament:
+def tournament_lock(tournament_id) -> Tournament:
     try:
         return Tournament.objects.select_for_update().get(pk=tournament_id)
     except (Tournament.DoesNotExist, ValueError, TypeError):
@@ -76,110 +66,6 @@ def _lock(tournament_id) -> Tournament:
 def is_bot_account(user) -> bool:
     """Whether ``user`` is a bot account - the one place tournaments ask (the ``allow_bots`` setting)."""
     return is_bot(user)
-
-
-# ---- settings ----------------------------------------------------------------------------------
-def _whole(value, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
-def _number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_settings(format: str, game, raw) -> dict:
-    """The validated settings of a tournament of ``format`` of the engine ``game`` (defaults filled in)."""
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ServiceError("invalid_settings", "settings is a JSON object")
-    for key in raw:
-        if key not in SETTINGS:
-            raise ServiceError("invalid_settings", f"unknown setting {key!r}; known: {', '.join(sorted(SETTINGS))}")
-        if format not in SETTINGS[key]:
-            raise ServiceError(
-                "invalid_settings", f"{key} applies to {', '.join(SETTINGS[key])} tournaments, not {format}"
-            )
-    out: dict = {}
-    for flag in ("check_in", "allow_bots", "third_place", "grand_final_reset"):
-        value = raw.get(flag, flag == "grand_final_reset")
-        if not isinstance(value, bool):
-            raise ServiceError("invalid_settings", f"{flag} is true or false")
-        if flag in raw or format in SETTINGS[flag]:
-            out[flag] = value
-    if "match" in raw:
-        out["match"] = check_spec(game.slug, raw["match"])
-    if "round_deadline_seconds" in raw:
-        if not _whole(raw["round_deadline_seconds"], 10, MAX_DEADLINE_SECONDS):
-            raise ServiceError(
-                "invalid_settings", f"round_deadline_seconds is a whole number from 10 to {MAX_DEADLINE_SECONDS}"
-            )
-        out["round_deadline_seconds"] = raw["round_deadline_seconds"]
-    if "late_entry_until_round" in raw:
-        if not _whole(raw["late_entry_until_round"], 2, 100):
-            raise ServiceError(
-                "invalid_settings", "late_entry_until_round is the last round a late entry joins (2-100)"
-            )
-        out["late_entry_until_round"] = raw["late_entry_until_round"]
-        points = raw.get("late_entry_points", 0)
-        if not _number(points) or points < 0:
-            raise ServiceError("invalid_settings", "late_entry_points is the points (0 or more) per missed round")
-        out["late_entry_points"] = float(points)
-    elif "late_entry_points" in raw:
-        raise ServiceError("invalid_settings", "late_entry_points needs late_entry_until_round")
-    if format == Format.MULTI_SWISS:
-        out.update(_multi_settings(game, raw))
-    if format == Format.GROUPS_PLAYOFF:
-        for key, default in (("groups", 2), ("advance", 2)):
-            value = raw.get(key, default)
-            if not _whole(value, 1, 64):
-                raise ServiceError("invalid_settings", f"{key} is a whole number from 1 to 64")
-            out[key] = value
-        if out["groups"] * out["advance"] < 2:
-            raise ServiceError("invalid_settings", "groups x advance must send at least two players to the playoff")
-    return out
-
-
-def _multi_settings(game, raw: dict) -> dict:
-    """Seats, placement points and bye points of a multiplayer Swiss, checked against the engine."""
-    low, high = max(game.min_seats, 3), min(game.max_seats, MAX_TABLE)
-    if high < low:
-        raise ServiceError(
-            "bad_seat_count", f"{game.name} is played by {game.min_seats}-{game.max_seats}; use the swiss format"
-        )
-    seats = raw.get("seats", {})
-    if not isinstance(seats, dict) or set(seats) - {"preferred", "min", "max"}:
-        raise ServiceError("invalid_seats", 'seats is {"preferred": n, "min": n, "max": n}')
-    for value in seats.values():
-        if not _whole(value, low, high):
-            raise ServiceError(
-                "invalid_seats", f"{game.name} tables seat {low}-{high} players here; seats must lie in that range"
-            )
-    preferred = seats.get("preferred", max(min(4, high, seats.get("max", high)), seats.get("min", low)))
-    smallest = seats.get("min", low)
-    largest = seats.get("max", max(preferred, smallest))
-    if not smallest <= preferred <= largest:
-        raise ServiceError("invalid_seats", "seats must satisfy min <= preferred <= max")
-    out = {"seats": {"preferred": preferred, "min": smallest, "max": largest}}
-    table = raw.get("placement_points")
-    if table is not None:
-        if (
-            not isinstance(table, list)
-            or len(table) < largest
-            or not all(_number(v) and v >= 0 for v in table)
-            or any(a < b for a, b in zip(table, table[1:], strict=False))
-        ):
-            raise ServiceError(
-                "invalid_placement_points",
-                f"placement_points lists the points of places 1, 2, ... (at least {largest} numbers, never rising)",
-            )
-        out["placement_points"] = [float(v) for v in table]
-    values = place_points(preferred, out.get("placement_points"))
-    bye = raw.get("bye_points", sum(values) / len(values))
-    if not _number(bye) or bye < 0:
-        raise ServiceError("invalid_settings", "bye_points is a number (0 or more)")
-    out["bye_points"] = float(bye)
-    return out
 
 
 # ---- create, enter, start ----------------------------------------------------------------------
@@ -217,7 +103,7 @@ def tournament_create(
         raise ServiceError("mature_not_supported", "tournaments of mature games are not supported yet")
     if cycles not in (1, 2) or (format != Format.ROUND_ROBIN and cycles != 1):
         raise ServiceError("invalid_cycles", "cycles is 1 or 2, and only for a round robin")
-    if rounds is not None and (format not in SWISS_FORMATS or not _whole(rounds, 1, 100)):
+    if rounds is not None and (format not in SWISS_FORMATS or not whole(rounds, 1, 100)):
         raise ServiceError("invalid_rounds", "rounds is set only for a Swiss tournament, from 1 to 100")
     tiebreaks = list(DEFAULT_TIEBREAKS[format] if tiebreaks is None else tiebreaks)
     unknown = [t for t in tiebreaks if t not in tiebreak_rules.TIEBREAKS]
@@ -250,7 +136,7 @@ def tournament_enter(*, tournament_id, by, player=None, now: datetime | None = N
     ``late_entry_until_round`` K, a Swiss takes entries while round K is not yet paired; a late
     entrant joins at the next round and gets ``late_entry_points`` for each round missed."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     player = player or by
     if player != by:
         require_organiser(tournament.club_id, by)
@@ -280,7 +166,7 @@ def tournament_start(*, tournament_id, by, seeding: list | None = None, now: dat
     pairing numbers; by default they stay in entry order. With check-in on, entrants who did not
     check in are dropped before pairing. Swiss: ``rounds`` defaults to ceil(log2(entries))."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     require_organiser(tournament.club_id, by)
     if tournament.status != Status.OPEN:
         raise ServiceError("tournament_started", "the tournament has already started", status=409)
@@ -354,7 +240,7 @@ def tournament_advance(*, tournament_id, by=None, now: datetime | None = None) -
     current round is done. Idempotent: with the round still running (or already paired) it does
     nothing, so the task may run twice. ``by`` None is the system (the task); a person must organise."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = tournament_lock(tournament_id)
     if by is not None:
         require_organiser(tournament.club_id, by)
     if tournament.status != Status.RUNNING:
@@ -382,137 +268,11 @@ def finish(tournament: Tournament, *, now: datetime) -> None:
     tournament.save(update_fields=["status", "finished_at", "final_standings"])
 
 
-def active_players(tournament: Tournament, number: int) -> list[int]:
-    """User ids of the entries to pair in round ``number``, in pairing-number order."""
-    return list(
-        tournament.entries.filter(status=TournamentEntry.Status.ACTIVE, first_round__lte=number)
-        .order_by("number")
-        .values_list("user_id", flat=True)
-    )
-
-
 def _berger(tournament: Tournament) -> list[list[roundrobin.Pairing]]:
     players = list(
         tournament.entries.exclude(dropped_after_round=0).order_by("number").values_list("user_id", flat=True)
     )
     return roundrobin.round_robin(players, cycles=tournament.cycles)
-
-
-def late_points(tournament: Tournament) -> dict[int, float]:
-    """Points a late entrant gets for the rounds before they joined."""
-    per_round = tournament.settings.get("late_entry_points", 0.0)
-    return {
-        user: per_round * (first - 1)
-        for user, first in tournament.entries.filter(first_round__gt=1).values_list("user_id", "first_round")
-    }
-
-
-def _swiss_players(tournament: Tournament, number: int) -> list[swiss.SwissPlayer]:
-    entries = list(tournament.entries.order_by("number").values_list("user_id", "number"))
-    state = {user: {"score": 0.0, "opp": set(), "col": [], "bye": False} for user, _ in entries}
-    for user, points in late_points(tournament).items():
-        state[user]["score"] += points
-    for board in tournament.boards.filter(finished_at__isnull=False).order_by("round", "number"):
-        seats = board.seat_ids
-        first = state[seats[0]]
-        if board.is_bye:
-            first["score"] += 1
-            first["bye"] = True
-            continue
-        second = state[seats[1]]
-        first["score"] += board.points[str(seats[0])]
-        second["score"] += board.points[str(seats[1])]
-        first["opp"].add(seats[1]), second["opp"].add(seats[0])
-        first["col"].append(1), second["col"].append(-1)
-    playing = set(active_players(tournament, number))
-    return [
-        swiss.SwissPlayer(user, s["score"], number_, frozenset(s["opp"]), tuple(s["col"]), s["bye"])
-        for (user, number_), s in ((e, state[e[0]]) for e in entries)
-        if user in playing
-    ]
-
-
-def _multi_input(tournament: Tournament, number: int) -> dict:
-    """What multiswiss.pair_round sees for round ``number``: players by standing, meetings so far."""
-    from .tournament_standings import standings_rows
-
-    rows = standings_rows(tournament, raw=True)
-    rank = {row.player: index for index, row in enumerate(rows, start=1)}
-    points = {row.player: row.points for row in rows}
-    playing = active_players(tournament, number)
-    byes = dict.fromkeys(playing, 0)
-    seat_counts: dict[int, list[int]] = {pk: [0] * MAX_TABLE for pk in playing}
-    met: dict[frozenset, int] = {}
-    for board in tournament.boards.all():
-        seats = board.seat_ids
-        if board.is_bye:
-            if seats[0] in byes:
-                byes[seats[0]] += 1
-            continue
-        for index, pk in enumerate(seats):
-            if pk in seat_counts:
-                seat_counts[pk][index] += 1
-        for i, a in enumerate(seats):
-            for b in seats[i + 1 :]:
-                key = frozenset((a, b))
-                met[key] = met.get(key, 0) + 1
-    players = sorted(playing, key=lambda pk: rank.get(pk, len(rank) + 1))
-    return {
-        "players": [
-            {
-                "id": pk,
-                "score": points.get(pk, 0.0),
-                "rank": rank.get(pk, len(rank) + 1),
-                "byes": byes[pk],
-                "seats": _trim(seat_counts[pk]),
-            }
-            for pk in players
-        ],
-        "met": sorted([*sorted(pair), count] for pair, count in met.items() if pair <= set(playing)),
-    }
-
-
-def _trim(counts: list[int]) -> list[int]:
-    while counts and counts[-1] == 0:
-        counts = counts[:-1]
-    return counts
-
-
-def multi_pairing(tournament: Tournament, data: dict, seed: int) -> multiswiss.TableRound:
-    """Run multiswiss.pair_round on a stored pairing input (a round is reproducible from it)."""
-    seats = tournament.settings["seats"]
-    players = [
-        multiswiss.TablePlayer(p["id"], p["score"], p["rank"], p["byes"], tuple(p["seats"])) for p in data["players"]
-    ]
-    met = {frozenset((a, b)): count for a, b, count in data["met"]}
-    return multiswiss.pair_round(
-        players, met=met, preferred=seats["preferred"], min_seats=seats["min"], max_seats=seats["max"], seed=seed
-    )
-
-
-def swiss_input(players: list[swiss.SwissPlayer]) -> dict:
-    return {
-        "players": [
-            {
-                "id": p.id,
-                "score": p.score,
-                "rank": p.rank,
-                "opponents": sorted(p.opponents),
-                "colours": list(p.colours),
-                "had_bye": p.had_bye,
-            }
-            for p in players
-        ]
-    }
-
-
-def swiss_pairing(data: dict, seed: int) -> list[roundrobin.Pairing]:
-    """Run swiss.pair_round on a stored pairing input."""
-    players = [
-        swiss.SwissPlayer(p["id"], p["score"], p["rank"], frozenset(p["opponents"]), tuple(p["colours"]), p["had_bye"])
-        for p in data["players"]
-    ]
-    return swiss.pair_round(players, seed=seed)
 
 
 def _pair_next(tournament: Tournament, *, now: datetime) -> None:
@@ -543,7 +303,7 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
         data = {"berger_round": number}
         tables = [[p.first] if p.is_bye else [p.first, p.second] for p in pairings]
     elif tournament.format == Format.SWISS:
-        players = _swiss_players(tournament, number)
+        players = swiss_players(tournament, number)
         data = swiss_input(players)
         try:
             pairings = swiss_pairing(data, seed)
@@ -551,7 +311,7 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
             raise ServiceError(error.code, f"round {number} cannot be paired: {error}", status=409) from None
         tables = [[p.first] if p.is_bye else [p.first, p.second] for p in pairings]
     else:
-        data = _multi_input(tournament, number)
+        data = multi_input(tournament, number)
         try:
             result = multi_pairing(tournament, data, seed)
         except ValueError as error:
@@ -723,7 +483,7 @@ def tournament_game_finished(*, game_id, now: datetime | None = None) -> bool:
         return False
     if match_link is not None:
         return _match_game_finished(match_link, game_id, now)
-    tournament = _lock(link["tournament_id"])
+    tournament = tournament_lock(link["tournament_id"])
     board = TournamentBoard.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game_id)
     game: Game = board.game
     if board.finished_at is not None or not game.is_finished:
@@ -737,7 +497,7 @@ def tournament_game_finished(*, game_id, now: datetime | None = None) -> bool:
 def _match_game_finished(link: dict, game_id, now: datetime) -> bool:
     from .results import league_game_finished
 
-    tournament = _lock(link["match__tournament_board__tournament_id"])
+    tournament = tournament_lock(link["match__tournament_board__tournament_id"])
     recorded = league_game_finished(game_id=game_id, now=now)  # counts it in the match, starts the next game
     board = TournamentBoard.objects.select_for_update(of=("self",)).get(match_id=link["match_id"])
     match = Match.objects.get(pk=link["match_id"])

@@ -12,7 +12,7 @@ from games.models import Game
 from league import services
 from league.models import Match, TournamentBoard, TournamentRound
 from league.scoring.placements import placement_points
-from league.services.tournaments import multi_pairing
+from league.services.tournament_pairing import multi_pairing
 
 pytestmark = pytest.mark.django_db
 

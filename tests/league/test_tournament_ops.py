@@ -13,7 +13,7 @@ from games.engines import get_engine
 from games.models import Event, Game
 from league import services
 from league.models import TournamentBoard, TournamentRound
-from league.services.tournaments import swiss_pairing
+from league.services.tournament_pairing import swiss_pairing
 from league.tournament_selectors import tournament_standings
 
 pytestmark = pytest.mark.django_db
