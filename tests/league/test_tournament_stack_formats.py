@@ -197,3 +197,45 @@ def test_a_round_deadline_is_forfeited_by_beat(stack, players):
     assert game["status"] == "finished"
     final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [row["points"] for row in final] == [0, 0]
+
+
+def test_round_operations_on_the_worker(stack, players):
+    """A correction completes round 1, a withdrawal and a planned pairing shape round 2: the worker
+    pairs it from the corrected standings, with the organiser's tables."""
+    organiser, *entrants = players(5)
+    tid = open_tournament(
+        organiser, entrants, {"name": "Ops", "engine": "nine-card", "format": "swiss", "rounds": 2, "seed": 3}
+    )
+    ok(organiser.post(f"/api/tournaments/{tid}/start"))
+    by_name = {p.name: p for p in entrants}
+    played, corrected = fetch(organiser, f"/api/tournaments/{tid}/rounds", round=1)
+    resign(by_name[played["second"]], played["game"])  # first seat wins board 1
+    wait_until(
+        lambda: fetch(organiser, f"/api/tournaments/{tid}/rounds", round=1)[0]["result"] == "1-0",
+        60,
+        "the worker to record board 1",
+    )
+    quitter = by_name[played["second"]]
+    dropped = ok(quitter.post(f"/api/tournaments/{tid}/drop"))
+    assert {e["username"]: e["status"] for e in dropped["entries"]}[quitter.name] == "dropped"
+    stay = [played["first"], corrected["first"], corrected["second"]]
+    plan = {"round": 2, "tables": [[corrected["second"], played["first"]], [corrected["first"]]]}
+    refused = ok(organiser.post(f"/api/tournaments/{tid}/pairings", {**plan, "tables": [stay]}), 400)
+    assert refused["code"] == "invalid_pairing"
+    assert ok(organiser.post(f"/api/tournaments/{tid}/pairings", plan)) == {"round": 2, "planned": True}
+    # the organiser decides board 2 (second seat wins): the round is complete, the worker pairs round 2
+    ranking = [[corrected["second"]], [corrected["first"]]]
+    ok(organiser.post(f"/api/tournaments/{tid}/results", {"round": 1, "board": 2, "ranking": ranking}))
+    wait_until(
+        lambda: fetch(organiser, f"/api/tournaments/{tid}")["current_round"] == 2, 60, "the worker to pair round 2"
+    )
+    boards = fetch(organiser, f"/api/tournaments/{tid}/rounds", round=2)
+    assert [b["players"] for b in boards] == plan["tables"]
+    assert fetch(organiser, f"/api/tournaments/{tid}/rounds/2")["manual"] is True
+    resign(by_name[played["first"]], boards[0]["game"])
+    wait_until(
+        lambda: fetch(organiser, f"/api/tournaments/{tid}")["status"] == "finished", 60, "the tournament to finish"
+    )
+    final = {r["username"]: r for r in fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]}
+    assert final[corrected["second"]]["points"] == 2 and final[corrected["first"]]["byes"] == 1
+    assert final[quitter.name]["status"] == "dropped" and final[quitter.name]["played"] == 1
