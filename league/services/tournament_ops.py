@@ -284,6 +284,11 @@ def tournament_deadline(*, tournament_id, now: datetime | None = None) -> int:
 def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetime) -> None:
     match = Match.objects.select_for_update().get(pk=board.match_id) if board.match_id else None
     game = current_game(match) if match else Game.objects.select_for_update().get(pk=board.game_id)
+    if not game.is_finished:
+        # Moves that arrived before the sweep but wait for a worker are applied first: a game the
+        # players finished in time is a result, whatever the queue's lag.
+        game_advance(game_id=game.pk)
+        game.refresh_from_db()
     if match is None and game.is_finished:  # finished in time; its task has not run yet
         ranking, scores = game_ranking(game)
         decide(board, tournament, ranking, Decided.GAME, now=now, scores=scores)

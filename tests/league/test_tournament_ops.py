@@ -262,3 +262,19 @@ def test_a_match_board_forfeited_at_the_deadline_stops_its_match(club_with, cloc
     assert Match.objects.get(pk=board.match_id).status == "abandoned"
     assert Game.objects.get(pk=second_game.pk).is_finished
     assert board.match.games.count() == 2  # no third game started
+
+
+def test_a_move_waiting_for_a_worker_at_the_deadline_still_counts(club_with, clock, django_capture_on_commit_callbacks):
+    club, organiser, (ann, bob) = club_with(2)
+    tournament = swiss(club, organiser, [ann, bob], clock, round_deadline_seconds=60)
+    tournament.rounds = 1
+    tournament.save(update_fields=["rounds"])
+    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    board = TournamentBoard.objects.get(tournament=tournament, round=1)
+    with django_capture_on_commit_callbacks(execute=False):  # received, not yet applied by a worker
+        game_services.move_submit(
+            game_id=board.game_id, user=bob, move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
+        )
+        assert services.tournaments_sweep(now=clock.advance(minutes=2)) == 1
+    board.refresh_from_db()
+    assert board.decided_by == "game" and board.placements == [[ann.pk], [bob.pk]]
