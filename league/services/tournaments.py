@@ -13,6 +13,7 @@ organiser) never pair the same round twice. Each round's pairing input and seed 
 
 from __future__ import annotations
 
+import logging
 import math
 import secrets
 from datetime import datetime, timedelta
@@ -43,6 +44,7 @@ from .tournament_pairing import (
 )
 from .tournament_settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
 
+log = logging.getLogger("kifu.league")
 Format, Status = Tournament.Format, Tournament.Status
 Decided = TournamentBoard.Decided
 DEFAULT_TIEBREAKS = {
@@ -308,18 +310,25 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
         try:
             pairings = swiss_pairing(data, seed)
         except swiss.PairingImpossible as error:
-            raise ServiceError(error.code, f"round {number} cannot be paired: {error}", status=409) from None
+            return _end_unpairable(tournament, number, error, now=now)
         tables = [[p.first] if p.is_bye else [p.first, p.second] for p in pairings]
     else:
         data = multi_input(tournament, number)
         try:
             result = multi_pairing(tournament, data, seed)
         except ValueError as error:
-            raise ServiceError("pairing_impossible", f"round {number} cannot be paired: {error}", status=409) from None
+            return _end_unpairable(tournament, number, error, now=now)
         tables = [list(t) for t in result.tables] + [[pk] for pk in result.byes]
     if planned is not None and manual is None:
         data = {**data, "manual_discarded": "the planned pairing no longer fits the active players"}
     create_round(tournament, number, tables, seed=seed, data=data, manual=manual is not None, stage=stage, now=now)
+
+
+def _end_unpairable(tournament: Tournament, number: int, error: Exception, *, now: datetime) -> None:
+    """No legal pairing is left (withdrawals, everyone has met): the event ends after the rounds
+    played, as a Swiss does when it runs out of pairings; the log says why."""
+    log.warning("tournament %s: round %s cannot be paired (%s); finishing", tournament.pk, number, error)
+    finish(tournament, now=now)
 
 
 def create_round(

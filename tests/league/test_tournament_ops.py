@@ -278,3 +278,17 @@ def test_a_move_waiting_for_a_worker_at_the_deadline_still_counts(club_with, clo
         assert services.tournaments_sweep(now=clock.advance(minutes=2)) == 1
     board.refresh_from_db()
     assert board.decided_by == "game" and board.placements == [[ann.pk], [bob.pk]]
+
+
+def test_a_swiss_with_no_legal_pairing_left_ends(club_with, clock, django_capture_on_commit_callbacks):
+    club, organiser, members = club_with(4)
+    tournament = swiss(club, organiser, members, clock)
+    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    first, second = TournamentBoard.objects.filter(tournament=tournament, round=1).order_by("number")
+    for board in (first, second):
+        finish(board, board.second, django_capture_on_commit_callbacks)
+    for player in (second.first, second.second):  # the two left have already met: no rematch allowed
+        services.tournament_drop(tournament_id=tournament.pk, by=player, now=clock.now)
+    services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
+    tournament.refresh_from_db()
+    assert (tournament.status, tournament.current_round, tournament.rounds) == ("finished", 1, 3)
