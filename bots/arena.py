@@ -93,7 +93,16 @@ def play_game(
     def run(position: int, client: KifuClient, index: int, kind: str) -> None:
         bot_seed = None if seed is None else seed * 1000 + number * 10 + index
         bot = Bot.of_kind(kind, client, engine, seed=bot_seed, wait=wait)
-        results[position] = bot.play(game["id"])
+        try:
+            results[position] = bot.play(game["id"])
+        except KifuError as error:
+            # The seat resigns so that the game ends and the other bots are not left waiting for it.
+            results[position] = bot.result
+            bot.result.error = str(error)
+            try:
+                client.resign(game["id"])
+            except KifuError:
+                pass  # the game may be over already; the summary reports the error either way
 
     threads = [
         threading.Thread(target=run, args=(position, client, index, kind), name=f"bot-{number}-{position}")
@@ -173,6 +182,7 @@ def run(
         "draws": sum(1 for result in results if result.finished and not result.winners()),
         "moves": moves,
         "rejected": dict(rejected),
+        "bot_errors": [bot.error for result in results for bot in result.bots if bot.error],
         "seconds": round(elapsed, 3),
         "games_per_minute": round(games / elapsed * 60, 2) if elapsed else None,
         "moves_per_second": round(moves / elapsed, 2) if elapsed else None,
@@ -180,6 +190,8 @@ def run(
     }
     say(f"finished {summary['finished']}/{games}; wins {summary['wins']}; draws {summary['draws']}")
     say(f"moves {moves} (rejected {sum(rejected.values())}: {dict(rejected) or 'none'})")
+    for error in summary["bot_errors"]:
+        say(f"a bot stopped and resigned: {error}")
     say(
         f"throughput: {summary['games_per_minute']} games/min, {summary['moves_per_second']} moves/s "
         f"over {elapsed:.2f} s"

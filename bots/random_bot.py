@@ -34,6 +34,7 @@ class BotResult:
     waited: int = 0  # heads where the strategy chose not to move
     outcome: dict | None = None
     finished: bool = False
+    error: str | None = None  # what stopped the bot, if something did (set by its runner)
 
 
 class Bot:
@@ -75,7 +76,7 @@ class Bot:
 
     def play(self, game_id: str) -> BotResult:
         """Play until the game ends (or the stream gives up); returns what happened."""
-        result = BotResult(game_id)
+        result = self.result = BotResult(game_id)  # also readable by a runner if play() raises
         acted: set[int] = set()
         fresh_from = 0  # heads before our own last accepted move are stale: they predate it
         for message in self.client.stream_game(game_id, timeout=self.stream_timeout):

@@ -14,6 +14,8 @@ from .errors import KifuError
 from .types import Account, EngineInfo, Event, Game, GameState, Move, StreamMessage, Submission, Verification
 from .wire import parse_ndjson, parse_sse
 
+OPEN_RETRIES = 5  # a stream that cannot be opened this many times in a row gives up
+
 
 class KifuClient:
     """One account's connection to a Kifu server.
@@ -159,20 +161,29 @@ class KifuClient:
         Yields ``event``, ``head`` and finally ``end`` messages. With ``reconnect`` a stream cut by
         its timeout or the network is reopened from the last event seq (Last-Event-ID), so the
         caller sees every event exactly once; the iteration ends with the ``end`` of a finished game.
+        A connection that cannot be (re)opened is tried ``OPEN_RETRIES`` times in a row, then raises.
         """
         last: str | None = str(after)
         path = f"/games/{game_id}/stream"
+        failures = 0
         while True:
             ended = None
-            with closing(self._stream(path, last, timeout, format)) as messages:
-                for message in messages:
-                    if message.id is not None:
-                        last = message.id
-                    if message.type == "end":
-                        ended = message
-                        if reconnect and message.data.get("reason") == "timeout":
-                            break
-                    yield message
+            try:
+                with closing(self._stream(path, last, timeout, format)) as messages:
+                    for message in messages:
+                        failures = 0
+                        if message.id is not None:
+                            last = message.id
+                        if message.type == "end":
+                            ended = message
+                            if reconnect and message.data.get("reason") == "timeout":
+                                break
+                        yield message
+            except KifuError as error:
+                # e.g. a reused keep-alive connection the server had just closed
+                if not reconnect or error.code != "connection_error" or failures >= OPEN_RETRIES:
+                    raise
+                failures += 1
             if not reconnect or (ended is not None and ended.data.get("reason") != "timeout"):
                 return
             time.sleep(0.2 if ended is not None else 1.0)  # cut off without an end: back off a little

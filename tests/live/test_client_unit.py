@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -91,3 +92,42 @@ def test_a_throttled_request_is_retried_after_retry_after(monkeypatch):
     with pytest.raises(KifuError) as error:
         client.me()
     assert (error.value.code, error.value.status, error.value.retry_after) == ("throttled", 429, 2.0)
+
+
+class Flaky(BaseAdapter):
+    """Drops the first ``drops`` connections, then serves ``body`` (an SSE stream)."""
+
+    def __init__(self, drops: int, body: bytes):
+        super().__init__()
+        self.drops, self.body, self.asked = drops, body, 0
+
+    def send(self, request, **kwargs):
+        self.asked += 1
+        if self.asked <= self.drops:
+            raise requests.ConnectionError("Connection reset by peer")
+        response = requests.Response()
+        response.status_code, response.request, response.url = 200, request, request.url
+        response.raw = io.BytesIO(self.body)
+        response.headers["Content-Type"] = "text/event-stream"
+        return response
+
+    def close(self):
+        pass
+
+
+def test_a_game_stream_that_cannot_be_opened_is_tried_again(monkeypatch):
+    monkeypatch.setattr("kifu_client.client.time.sleep", lambda seconds: None)
+    body = b'event: event\nid: 1\ndata: {"seq":1}\n\nevent: end\ndata: {"reason":"finished"}\n\n'
+    adapter = Flaky(2, body)
+    session = requests.Session()
+    session.mount("http://kifu.test", adapter)
+    client = KifuClient("http://kifu.test", "t0ken", session=session)
+    assert [m.type for m in client.stream_game("g")] == ["event", "end"] and adapter.asked == 3
+
+    session.mount("http://kifu.test", Flaky(99, body))
+    with pytest.raises(KifuError) as error:
+        list(client.stream_game("g"))
+    assert error.value.code == "connection_error"
+    session.mount("http://kifu.test", Flaky(1, body))
+    with pytest.raises(KifuError):
+        list(client.stream_game("g", reconnect=False))
