@@ -313,7 +313,8 @@ class TournamentRoundsView(APIView):
         tags=["tournaments"],
     )
     def get(self, request, pk: int):
-        """Every board so far (round, board, players, game, result)."""
+        """Every board so far: round, board, players in seat order, game (or match and its current game),
+        result, placements, points, how it was decided."""
         raw = request.query_params.get("round")
         if raw is not None and not raw.isdigit():
             raise ApiError("invalid_round", "round must be a whole number")
