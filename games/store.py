@@ -11,7 +11,7 @@ from django.utils import timezone
 from .engines import get_engine
 from .models import GENESIS_HASH, Event, Game, Seat
 from .records import RecordError, canonical_json, dump_record, parse_record, replay_record, verify_chance
-from .services import event_hash
+from .services import CLOCK_STATE, event_hash
 
 
 def record_header(game: Game) -> dict:
@@ -27,7 +27,8 @@ def record_header(game: Game) -> dict:
         header["seed_sha256"] = game.seed_sha256
         if game.is_finished:
             header["seed"] = game.seed
-    meta = dict(game.meta)
+    # The bank clock's projection is server working state, rebuilt from the log: not part of a record.
+    meta = {key: value for key, value in game.meta.items() if key != CLOCK_STATE}
     meta.setdefault("kifu_game_id", str(game.pk))
     header["meta"] = meta
     return header
@@ -53,7 +54,7 @@ def record_import(*, lines: Iterable[str], created_by=None) -> Game:
         config=engine.validate_config(record.header["config"]),
         status=Game.Status.FINISHED if outcome else Game.Status.RUNNING,
         source=Game.Source.IMPORTED,
-        meta=record.header.get("meta", {}),
+        meta={key: value for key, value in record.header.get("meta", {}).items() if key != CLOCK_STATE},
         created_by=created_by,
         started_at=timezone.now(),
         finished_at=timezone.now() if outcome else None,

@@ -3,6 +3,7 @@ what a timeout does (loss, pass, default move). In-process: the services run in 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from rest_framework.test import APIClient
 
 from games import clocks, selectors, services
 from games.models import Game
+from games.store import record_export
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -193,6 +195,10 @@ def test_a_bank_game_charges_receipt_times_and_matches_the_log(fake_clock):
     assert tuple(game.meta["clock_state"]["remaining_ms"]) == (6000, 0)  # oya: 9 - 5 (from 5 s to 10 s) + 2
     assert selectors.game_replay(game=game, upto=game.head_seq).bank.to_json() == game.meta["clock_state"]
     assert selectors.clock_for(game=game)["seats"][1] == {"seat": 1, "remaining_ms": 0, "running": False}
+    # The bank projection is working state, not part of the record; the time control is.
+    header = json.loads(record_export(game=game).splitlines()[0])
+    assert header["meta"]["time_control"] == {"bank_seconds": 10, "increment_seconds": 2, "on_timeout": "loss"}
+    assert "clock_state" not in header["meta"]
 
 
 @pytest.mark.django_db
