@@ -142,3 +142,35 @@ def test_a_board_can_be_a_best_of_three_match(club_with, clock, django_capture_o
         (winner.username, 1.0),
         (loser.username, 0.0),
     ]
+
+
+def test_satori_tables_of_three_and_four_score_by_the_engine_ranking(
+    club_with, clock, django_capture_on_commit_callbacks
+):
+    club, organiser, members = club_with(10)
+    tournament = services.tournament_create(
+        club_id=club.pk, by=organiser, name="Satori", engine="satori", format="multi_swiss", rounds=1, seed=1,
+        settings={"seats": {"preferred": 4, "min": 3, "max": 4}}, now=clock.now,
+    )  # fmt: skip
+    for member in members:
+        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    boards = list(TournamentBoard.objects.filter(tournament=tournament, round=1).order_by("number"))
+    assert sorted(len(b.seat_ids) for b in boards) == [3, 3, 4]  # ten players, no bye
+    users = {m.pk: m for m in members}
+    for board in boards:
+        for pk in reversed(board.seat_ids):  # the last seats resign one by one until one survives
+            with django_capture_on_commit_callbacks(execute=False):
+                if resign(board.game_id, users[pk]).is_finished:
+                    break
+        with django_capture_on_commit_callbacks(execute=False):
+            assert services.tournament_game_finished(game_id=board.game_id)
+        board.refresh_from_db()
+        size = len(board.seat_ids)
+        assert board.placements[0] == [board.seat_ids[0]]  # the survivor wins
+        assert board.points[str(board.seat_ids[0])] == 1.0
+        assert sum(board.points.values()) == pytest.approx(size / 2)  # linear 1 .. 0 over the table
+    services.tournament_advance(tournament_id=tournament.pk, now=clock.now)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    assert [row["points"] for row in tournament.final_standings[:3]] == [1.0, 1.0, 1.0]
