@@ -102,6 +102,8 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
     dualvar = [0] * (2 * n)
     allowedge = [False] * nedge
     queue: list[int] = []
+    live: set[int] = set()  # blossoms in use
+    watched: set[int] = set()  # vertices and blossoms given a best edge in this stage
 
     # warm start: each dual at its best incident weight, then lowered while the dual stays feasible
     for v in range(n):
@@ -171,6 +173,7 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
         v, w, _ = edges[k]
         bb, bv, bw = inblossom[base], inblossom[v], inblossom[w]
         b = unusedblossoms.pop()
+        live.add(b)
         blossombase[b] = base
         blossomparent[b] = -1
         blossomparent[bb] = b
@@ -220,6 +223,7 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
             if best == -1 or slack(k) < slack(best):
                 best = k
         bestedge[b] = best
+        watched.add(b)
 
     def expand_blossom(b: int, endstage: bool) -> None:
         for s in blossomchilds[b]:
@@ -273,6 +277,7 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
         blossombestedges[b] = None
         bestedge[b] = -1
         unusedblossoms.append(b)
+        live.discard(b)
 
     def augment_blossom(b: int, v: int) -> None:
         t = v
@@ -327,8 +332,9 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
         blossombestedges[n:] = [None] * n
         allowedge[:] = [False] * nedge
         queue[:] = []
-        for v in range(n):
-            if mate[v] == -1 and label[inblossom[v]] == 0:
+        watched.clear()
+        for v in [v for v in range(n) if mate[v] == -1]:
+            if label[inblossom[v]] == 0:
                 assign_label(v, 1, -1)
         augmented = False
         while True:
@@ -340,7 +346,7 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
                     if inblossom[v] == inblossom[w]:
                         continue
                     if not allowedge[k]:
-                        kslack = slack(k)
+                        kslack = dualvar[v] + dualvar[w] - 2 * weight[k]
                         if kslack <= 0:
                             allowedge[k] = True
                     if allowedge[k]:
@@ -361,39 +367,37 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
                         b = inblossom[v]
                         if bestedge[b] == -1 or kslack < slack(bestedge[b]):
                             bestedge[b] = k
+                            watched.add(b)
                     elif label[w] == 0:
                         if bestedge[w] == -1 or kslack < slack(bestedge[w]):
                             bestedge[w] = k
+                            watched.add(w)
             if augmented:
                 break
             deltatype, delta, deltaedge, deltablossom = -1, 0, -1, -1
-            for v in range(n):
-                if label[inblossom[v]] == 0 and bestedge[v] != -1:
+            order = sorted(watched)
+            for v in order:
+                if v < n and label[inblossom[v]] == 0 and bestedge[v] != -1:
                     d = slack(bestedge[v])
                     if deltatype == -1 or d < delta:
                         deltatype, delta, deltaedge = 2, d, bestedge[v]
-            for b in range(2 * n):
+            for b in order:
                 if blossomparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
                     d = slack(bestedge[b]) // 2
                     if deltatype == -1 or d < delta:
                         deltatype, delta, deltaedge = 3, d, bestedge[b]
-            for b in range(n, 2 * n):
-                if (
-                    blossombase[b] >= 0
-                    and blossomparent[b] == -1
-                    and label[b] == 2
-                    and (deltatype == -1 or dualvar[b] < delta)
-                ):
+            blossoms = sorted(live)
+            for b in blossoms:
+                if blossomparent[b] == -1 and label[b] == 2 and (deltatype == -1 or dualvar[b] < delta):
                     deltatype, delta, deltablossom = 4, dualvar[b], b
             if deltatype == -1:
                 return None  # no augmenting path: the graph has no perfect matching
-            for v in range(n):
-                if label[inblossom[v]] == 1:
-                    dualvar[v] -= delta
-                elif label[inblossom[v]] == 2:
-                    dualvar[v] += delta
-            for b in range(n, 2 * n):
-                if blossombase[b] >= 0 and blossomparent[b] == -1:
+            dualvar[:n] = [
+                d - delta if t == 1 else d + delta if t == 2 else d
+                for d, t in zip(dualvar[:n], [label[b] for b in inblossom], strict=True)
+            ]
+            for b in blossoms:
+                if blossomparent[b] == -1:
                     if label[b] == 1:
                         dualvar[b] += delta
                     elif label[b] == 2:
@@ -409,7 +413,7 @@ def perfect_matching(n: int, edges: list[tuple[int, int, int]]) -> Certificate |
                 queue.append(edges[deltaedge][0])
             else:
                 expand_blossom(deltablossom, False)
-        for b in range(n, 2 * n):
+        for b in sorted(live):
             if blossomparent[b] == -1 and blossombase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
                 expand_blossom(b, True)
 
