@@ -15,8 +15,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as game_selectors
 from league import selectors, services, tournament_selectors
-from league.models import Challenge, Membership, PlayerProfile
+from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
 from league.seasons import selectors as season_selectors
+from league.seasons.models import DivisionPlayer
 from league.services.clubs import membership_of
 
 from .charts import rating_chart
@@ -204,5 +205,11 @@ def player_page(request, username):
         "entries": selectors.player_entries(user=user),
         "games": game_selectors.game_list(viewer=request.user, player=user.get_username()).order_by("-created_at")[:20],
         "charts": charts,
+        "tournaments": TournamentEntry.objects.filter(user=user)
+        .select_related("tournament__club")
+        .order_by("-tournament__created_at")[:20],
+        "seasons": DivisionPlayer.objects.filter(user=user)
+        .select_related("season__league__club", "division")
+        .order_by("-season__started_at")[:20],
     }
     return render(request, "web/player.html", context)

@@ -289,8 +289,23 @@ def _drop(request, tournament):
     return _("%(name)s has withdrawn.") % {"name": player.get_username()}
 
 
+def parse_seeding(text: str) -> list | None:
+    """Usernames best first, one a line or separated by commas; None when left empty (entry order)."""
+    names = [name.strip() for name in re.split(r"[,\n]", text) if name.strip()]
+    if not names:
+        return None
+    users = []
+    for username in names:
+        user = selectors.user_by_name(username)
+        if user is None:
+            raise services.ServiceError("no_such_player", f"no player called {username!r}")
+        users.append(user)
+    return users
+
+
 def _start(request, tournament):
-    services.tournament_start(tournament_id=tournament.pk, by=request.user)
+    seeding = parse_seeding(request.POST.get("seeding") or "")
+    services.tournament_start(tournament_id=tournament.pk, by=request.user, seeding=seeding)
     return _("The tournament has started: round 1 is paired.")
 
 

@@ -350,3 +350,33 @@ def test_match_boards_link_to_their_match(club):
     assert f'href="/api/matches/{board.match_id}"' in boxes(page)["W1-1"]
     row = page.split('data-round="1"')[1].split(f'data-board="{board.number}"')[1].split("</tr>")[0]
     assert f'href="/api/matches/{board.match_id}"' in row and "the match" in row
+
+
+def test_the_organiser_seeds_the_bracket_at_the_start(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:4], format="single_elimination", start=False)
+    url = f"/tournaments/{tournament.pk}/start"
+    missing = client_of(organiser).post(url, {"seeding": "p3, p2"}, follow=True).content.decode()
+    assert "invalid_seeding" in missing  # every entrant, once
+    unknown = client_of(organiser).post(url, {"seeding": "p3\nnobody"}, follow=True).content.decode()
+    assert "no_such_player" in unknown
+    started = client_of(organiser).post(url, {"seeding": "p3\np2, p1\np0"}, follow=True).content.decode()
+    assert "round 1 is paired" in started
+    drawn = boxes(started)
+    assert re.search(r'class="seed">1</tspan> p3<', drawn["W1-1"]) and "p0" in drawn["W1-1"]  # 1 v 4
+    assert "p2" in drawn["W1-2"] and "p1" in drawn["W1-2"]
+
+
+def test_the_player_page_lists_tournaments_and_seasons(club):
+    from league.seasons import services as season_services
+
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:2], start=False)
+    league = season_services.league_create(club_id=club_.pk, by=organiser, name="Winter League", engine="nine-card")
+    for member in members[:2]:
+        season_services.league_player_add(league_id=league.pk, by=organiser, user=member)
+    season = season_services.season_start(league_id=league.pk, by=organiser)
+    page = Client().get("/players/p0/").content.decode()
+    assert f'href="/tournaments/{tournament.pk}/"' in page.split('id="player-tournaments"')[1]
+    assert f'href="/seasons/{season.pk}/"' in page.split('id="player-seasons"')[1] and "Division 1" in page
+    assert 'id="player-tournaments"' not in Client().get("/players/org/").content.decode()
