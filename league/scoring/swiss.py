@@ -151,18 +151,21 @@ def _match(ordered: list[SwissPlayer], *, full_graph: bool) -> list[tuple[SwissP
 def _certified(field: _Field, strict: bool) -> list[tuple[int, int]] | None:
     """The optimum over every allowed pair, computed on a sparse graph and proven by its dual.
 
-    The candidate graph links each player to the ``NEAR`` opponents closest to the ideal one in
-    their score group plus the ``NEAR`` closest who need the other seat, and the ``FLOAT`` bottom
-    players of a group to the top of the next. It is solved with its LP dual
-    (:mod:`.matching`); the dual is checked on the candidate graph, then every allowed pair left
-    out is priced: if ``y_i + y_j + 2 * sum(z_B) >= 4 * w_ij`` holds for all of them, the dual is
-    feasible for the complete graph, and by weak duality no perfect matching of the complete graph
-    weighs more than the one found - it *is* the full-graph optimum, not an approximation. Pairs
-    that fail the test are added and the graph is solved again (a few rounds at most, then the
-    complete graph). A candidate graph without a perfect matching proves nothing, so the windows
-    are widened and finally the complete graph is used; only that decides "impossible". Pricing
-    skips whole blocks cheaply: a pair whose score gap is ``g`` weighs at most ``top - g*g*score``,
-    so only pairs with low duals on both sides are looked at one by one.
+    The candidate graph links each player to the ``NEAR`` allowed opponents closest to the ideal one
+    in their score group plus the ``NEAR`` closest without a colour clash, and the ``FLOAT`` bottom
+    players of a group to the top of the next. It is solved with its LP dual (:mod:`.matching`); the
+    dual is checked on the candidate graph, then every allowed pair left out is priced: if
+    ``y_i + y_j + 2 * sum(z_B) >= 4 * w_ij`` holds for all of them, the dual is feasible for the complete
+    graph, and by weak duality no perfect matching of the complete graph weighs more than the one
+    found - it *is* the full-graph optimum, not an approximation (when the optimum is unique, the
+    very boards networkx finds on the complete graph; between equally good pairings the two may
+    choose differently, each deterministically). Pairs that fail the test are added and the graph is
+    solved again (a few rounds at most, then the complete graph). A candidate graph without a
+    perfect matching proves nothing, so the windows are widened (four times) and then the complete
+    graph is used; only that decides "impossible". Should the solver ever return a dual that does
+    not check out, networkx decides instead. Pricing skips whole blocks cheaply: a pair whose score
+    gap is ``g`` weighs at most ``top - g*g*score_unit``, so only pairs with low duals on both sides
+    are looked at one by one.
     """
     windows = [(NEAR, FLOAT), (4 * NEAR, 4 * FLOAT)]
     edges = field.candidates(strict, *windows.pop(0))
