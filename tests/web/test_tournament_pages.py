@@ -380,3 +380,50 @@ def test_the_player_page_lists_tournaments_and_seasons(club):
     assert f'href="/tournaments/{tournament.pk}/"' in page.split('id="player-tournaments"')[1]
     assert f'href="/seasons/{season.pk}/"' in page.split('id="player-seasons"')[1] and "Division 1" in page
     assert 'id="player-tournaments"' not in Client().get("/players/org/").content.decode()
+
+
+@pytest.mark.parametrize("double", [False, True])
+def test_every_bracket_size_draws_without_overlaps_as_it_is_played(double):
+    """Brackets of 2-17 entrants played to the end with random winners (B's bracket_state decides
+    what is playable): every step draws, no two boxes overlap, the lines join boxes, and the drawn
+    winners are the results."""
+    import random
+    from types import SimpleNamespace
+
+    from league.scoring.elimination import bracket_state, double_elimination, single_elimination
+    from web.brackets import BOX_H, draw
+
+    rng = random.Random(7)
+    for entrants in range(2, 18):
+        matches = double_elimination(entrants) if double else single_elimination(entrants, third_place=True)
+        seeds = list(range(100, 100 + entrants))
+        results: dict[str, int] = {}
+        boards: dict[str, SimpleNamespace] = {}
+        while True:
+            state = bracket_state(matches, seeds, results)
+            with translation.override("en"):
+                bracket = draw(matches, seeds, name=str, boards=boards)
+            drawn = {box.id: box for box in bracket.boxes}
+            assert set(drawn) == {m.id for m in matches}
+            boxes_ = sorted(bracket.boxes, key=lambda b: (b.x, b.y))
+            for a, b in zip(boxes_, boxes_[1:], strict=False):
+                assert a.x != b.x or b.y - a.y >= BOX_H, (entrants, a.id, b.id)  # a column never overlaps
+            assert all(0 <= box.x and box.right <= bracket.width and box.y + BOX_H <= bracket.height for box in boxes_)
+            for match_id, first, second in state.ready:
+                assert [s.text for s in drawn[match_id].slots] == [str(first), str(second)]
+            for match_id, player in state.byes:
+                assert drawn[match_id].state == "bye" and str(player) in [s.text for s in drawn[match_id].slots]
+            if state.finished:
+                break
+            for match_id, first, second in state.ready:
+                slot = rng.randrange(2)
+                results[match_id] = slot
+                winner, loser = (first, second) if slot == 0 else (second, first)
+                points = {str(winner): 1.0, str(loser): 0.0}
+                boards[match_id] = SimpleNamespace(
+                    seat_ids=[first, second], placements=[[winner], [loser]], points=points,
+                    finished_at=1, decided_by="game", game_id=None,
+                )  # fmt: skip
+        for match_id, slot in results.items():
+            won = [s for s in drawn[match_id].slots if s.won]
+            assert drawn[match_id].state == "done" and len(won) == 1 and drawn[match_id].slots[slot].won
