@@ -126,3 +126,23 @@ def test_a_certificate_that_does_not_cover_an_edge_is_refused():
     assert solution.slack(0, 3, 20) < 0
     lowered = Certificate(solution.mate, [solution.duals[0] - 4, *solution.duals[1:]], [], solution.member)
     assert not lowered.verify(edges)  # infeasible on (0, 1), and the objectives disagree
+
+
+def test_a_candidate_graph_without_a_pairing_widens_instead_of_giving_up(monkeypatch):
+    """1 and 2 have met, so both must float down; with one floater per border the candidate graph
+    links them only to 3 and has no perfect matching - the wider window (then the complete graph)
+    must be tried before anything is called impossible."""
+    monkeypatch.setattr(swiss, "NEAR", 1)
+    monkeypatch.setattr(swiss, "FLOAT", 1)
+    results = []
+    solve = swiss.perfect_matching
+    monkeypatch.setattr(swiss, "perfect_matching", lambda n, edges: results.append(solve(n, edges)) or results[-1])
+    met = {1: {2}, 2: {1}}
+    players = [SwissPlayer(i, 2.0 if i <= 3 else 1.0, i, frozenset(met.get(i, ()))) for i in range(1, 9)]
+    boards = pair_round(players, seed=0)
+    assert results[0] is None and results[-1] is not None
+    partners = {b.first: b.second for b in boards} | {b.second: b.first for b in boards}
+    assert partners[1] != 2 and {partners[1], partners[2]} & {3, 4, 5}
+    assert total(players, [(players[b.first - 1], players[b.second - 1]) for b in boards]) == total(
+        players, [(players[b.first - 1], players[b.second - 1]) for b in pair_round(players, seed=0, full_graph=True)]
+    )
