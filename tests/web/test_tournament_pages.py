@@ -427,3 +427,22 @@ def test_every_bracket_size_draws_without_overlaps_as_it_is_played(double):
         for match_id, slot in results.items():
             won = [s for s in drawn[match_id].slots if s.won]
             assert drawn[match_id].state == "done" and len(won) == 1 and drawn[match_id].slots[slot].won
+
+
+@pytest.mark.parametrize("format", ["swiss", "double_elimination"])
+def test_the_page_reads_a_fixed_number_of_queries(club, format):
+    """Four or eight players, one round played or two: the same queries (no read per board or row)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    club_, organiser, members = club
+    counts = []
+    for entrants, rounds in ((4, 1), (8, 2)):
+        options = {"rounds": 3} if format == "swiss" else {}
+        tournament = make(club_, organiser, members[:entrants], format=format, **options)
+        for _ in range(rounds):
+            play_round(tournament)
+        with CaptureQueriesContext(connection) as queries:
+            assert Client().get(f"/tournaments/{tournament.pk}/").status_code == 200
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1] <= 12, counts
