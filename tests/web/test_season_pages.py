@@ -191,3 +191,22 @@ def test_an_organiser_corrects_a_fixture_from_the_season_page(league):
     assert "0–1" in row and "corrected" in row and 'title="score sheet misread"' in row
     table = rows(done.split('id="divisions"')[1])
     assert "<td>3</td>" in table[fixture.away.username] and "<td>0</td>" in table[fixture.home.username]
+
+
+def test_the_season_page_reads_a_fixed_number_of_queries(league):
+    """One division of four or two of four, a result or not: the same queries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    league_, organiser, members = league
+    counts = []
+    for divisions in ([members[:4]], [members[:4], members[4:]]):
+        if league_.seasons.exists():
+            season_services.season_close(season_id=league_.seasons.get(status="running").pk, by=organiser)
+        season = season_services.season_start(league_id=league_.pk, by=organiser, divisions=divisions)
+        fixture = Fixture.objects.filter(season=season).select_related("away").first()
+        finish(fixture, loser=fixture.away)
+        with CaptureQueriesContext(connection) as queries:
+            assert Client().get(f"/seasons/{season.pk}/").status_code == 200
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1] <= 12, counts
