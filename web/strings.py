@@ -216,6 +216,12 @@ def _board_strings() -> dict[str, str]:
         "phase_opt_in": _("consent"),
         "phase_roles": _("choosing roles"),
         "phase_closing": _("closing"),
+        "b_kind_single": _("single"),
+        "b_kind_pair": _("pair"),
+        "b_kind_triple": _("three of a kind"),
+        "b_kind_quartet": _("four of a kind"),
+        "b_kind_quintet": _("five of a kind"),
+        "b_kind_straight": _("straight"),
         "role_kyoko": _("Kyoko"),
         "role_kublai": _("Kublai Khan"),
         "choice_depart": _("depart"),
@@ -226,6 +232,7 @@ def _board_strings() -> dict[str, str]:
 def js_strings() -> dict:
     return {
         **_board_strings(),
+        "pick_card_any": _("Click a highlighted card or tile to play it, or choose a move below."),
         "moves_with": _("Moves with"),
         "all_moves": _("All moves"),
         "too_fast": _("Too fast"),

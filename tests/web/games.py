@@ -57,15 +57,10 @@ def play_random(slug: str, users, seed: int = 1) -> Game:
     raise AssertionError(f"{slug} did not finish")
 
 
-def random_record(slug: str, names: list[str], seed: int = 1) -> str:
+def random_record(slug: str, names: list[str], seed: int = 1, config: dict | None = None) -> str:
     """A finished game as a record (JSON Lines) to import, from the engine's own random self-play."""
     engine = REGISTRY[slug]
-    events, _states = random_playthrough(engine, len(names), seed, SHORT.get(slug, {}), checks=False)
-    header = {
-        "kifu": 1,
-        "game": slug,
-        "rules_version": engine.rules_version,
-        "config": SHORT.get(slug, {}),
-        "seats": names,
-    }
+    config = SHORT.get(slug, {}) if config is None else config
+    events, _states = random_playthrough(engine, len(names), seed, config, checks=False)
+    header = {"kifu": 1, "game": slug, "rules_version": engine.rules_version, "config": config, "seats": names}
     return dump_record(header, events)

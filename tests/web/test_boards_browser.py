@@ -42,6 +42,18 @@ def test_the_board_of_every_game_in_the_replay(stack, browser, shots):  # noqa: 
             if slug not in ("kazekami-kyoko", "believers"):  # card and tile games draw cards or tiles
                 assert board.locator(".card:not(.back), .tile").count() > 0, f"{slug}: no card on the board"
             shots(page, f"board-{slug}-{at}")
+    # The gambling variant of Twenty-Two shows its chips, pot and ledger; in Japanese.
+    record = random_record("twenty-two", ["Ann", "Ben", "Cho"], seed=2, config={"variant": "gambling_cucumber"})
+    game = viewer.post("/api/records", {"record": record}).json()
+    page.goto("/")
+    page.select_option("#language-select", "ja")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    page.goto(f"/games/{game['id']}/replay?at={game['head_seq'] // 2}&as=all")
+    board = page.locator('#board [data-board="twenty-two"]')
+    expect(board.locator('[data-key="ledger"] tbody tr').first).to_be_visible()
+    expect(board.locator('[data-key="pot"]')).to_contain_text("ポット")
+    expect(board.locator('[data-key="balance"]')).to_have_count(3)
+    shots(page, "board-twenty-two-cucumber-ja")
     assert page.js_errors == [] and console == []
 
 
@@ -52,7 +64,11 @@ def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa:
     from playwright.sync_api import expect
 
     me, other = Player(stack.base_url), Player(stack.base_url)
-    game_id = me.create_game("satori", [me.name, other.name], {"katsu_window_seconds": 300})["id"]
+    clock = {"bank_seconds": 900, "increment_seconds": 5}
+    body = {"engine": "satori", "seats": [me.name, other.name], "config": {"katsu_window_seconds": 300}}
+    created = me.post("/api/games", {**body, "time_control": clock})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
     # Whoever starts, the other seat plays until it is my turn to play a card.
     for _ in range(10):
         state = me.get(f"/api/games/{game_id}/state").json()
@@ -75,6 +91,12 @@ def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa:
     mine = page.locator('.board-satori .seat-board[data-seat="0"] .hand .card.playable')
     expect(mine).to_have_count(len(state["view"]["players"][0]["hand"]))
     expect(page.locator("#play")).to_have_attribute("data-live", "stream")
+    # The bank clocks: mine runs down while it is my turn, the other's stands.
+    expect(page.locator("#clocks .clock")).to_have_count(2)
+    expect(page.locator('#clocks .clock.running[data-seat="0"]')).to_have_count(1)
+    expect(page.locator('#clocks .clock[data-seat="1"]')).not_to_have_class(re.compile("running"))
+    shown = page.locator('#clocks .clock[data-seat="0"]').inner_text()
+    expect(page.locator('#clocks .clock[data-seat="0"]')).not_to_have_text(shown)  # it ticks
     shots(page, "satori-play-my-turn")
     card = mine.first.get_attribute("data-card")
     mine.first.click()
@@ -87,6 +109,7 @@ def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa:
     expect(watcher.locator(f'[data-card="{card}"]')).to_have_count(0)
     expect(watcher.locator(".board-satori .window-box")).to_be_visible()
     expect(watcher.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))
+    expect(watcher.locator("#clocks .clock.running")).to_have_count(0)  # a katsu window pauses the clocks
     expect(watcher.locator("#events li").last).to_have_text(f"{me.name} played a card face down")
     shots(watcher, "satori-play-katsu-window")
     assert page.js_errors == [] and watcher.js_errors == []

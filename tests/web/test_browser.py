@@ -139,6 +139,8 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
 
     for page, seat in ((oya_page, 0), (ko_page, 1)):
         expect(page.locator("#play")).to_have_attribute("data-live", "stream")
+        # The EventSource sends the session cookie: the stream's head names this page's seat.
+        expect(page.locator("#play")).to_have_attribute("data-stream-seat", str(seat))
         expect(page.locator("#who")).to_contain_text(f"seat {seat}")
         expect(page.locator("#turn-status")).to_have_text("Your turn")
         expect(page.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))

@@ -24,9 +24,9 @@
   let busy = false;
   let finished = false;
   let timer = null;
-  let source = null;
+  let source = null; // the EventSource while the page follows the stream
+  let polling = false; // the fallback is on
   let failures = 0;
-  let loading = null; // the state read in flight
   let again = false; // a head arrived while reading: read once more afterwards
   let shown = null; // the state on the page
 
@@ -68,7 +68,7 @@
     } finally {
       busy = false;
       root.classList.remove("busy");
-      if (!source) refresh(); // on the stream, the head message brings the change
+      if (polling) refresh(); // on the stream, the head message brings the change
     }
   }
 
@@ -101,7 +101,7 @@
     const playable = K.playableCards(page.engine, moves);
     const listed = page.engine === "nine-card" ? moves.filter((m) => m.type !== "commit_card") : moves;
     movesBox.replaceChildren(...listed.map(moveButton));
-    if (playable.size) movesBox.prepend(K.el("p", { class: "hint", text: K.t("pick_card") }));
+    if (playable.size) movesBox.prepend(K.el("p", { class: "hint", text: K.t(page.engine === "nine-card" ? "pick_card" : "pick_card_any") }));
     return playable;
   }
 
@@ -116,7 +116,11 @@
     else if (state.status === "open") status.textContent = K.t("waiting_for", { players: "…" });
     else if (seat !== null && state.actors.includes(seat)) status.textContent = K.t("your_turn");
     else status.textContent = K.t("waiting_for", { players: state.actors.map((s) => K.seatLabel(page.names, s)).join(", ") });
-    deadline = state.window && state.window.deadline_at ? Date.parse(state.window.deadline_at) : null;
+    // A clock's own window ("clock-N") is shown by the clocks, not as a second countdown.
+    const timed = state.window && state.window.deadline_at && !(state.clock && String(state.window.id).startsWith("clock-"));
+    deadline = timed ? Date.parse(state.window.deadline_at) : null;
+    clock = state.clock || null;
+    clockRead = Date.now();
     countdown.dataset.window = (state.window && state.window.id) || "";
     tick();
     const playable = drawMoves(state);
@@ -134,7 +138,36 @@
     root.dataset.actors = state.actors.join(",");
   }
 
+  // The players' clocks (a time control): each seat's time left as the state was read, running
+  // down in the browser for the seats whose time runs (none while an engine window pauses them).
+  let clock = null;
+  let clockRead = 0;
+
+  function clockText(ms) {
+    const seconds = Math.max(0, Math.ceil(ms / 1000));
+    const minutes = Math.floor(seconds / 60);
+    return minutes >= 60 ? Math.floor(minutes / 60) + ":" + String(minutes % 60).padStart(2, "0") + ":" + String(seconds % 60).padStart(2, "0")
+      : minutes + ":" + String(seconds % 60).padStart(2, "0");
+  }
+
+  function tickClocks() {
+    const box = document.getElementById("clocks");
+    if (!clock || !clock.seats || !clock.seats.length) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const spent = Date.now() - clockRead;
+    box.replaceChildren(...clock.seats.map((entry) => {
+      const runs = entry.running && !clock.paused && !finished;
+      const left = entry.remaining_ms - (runs ? spent : 0);
+      return K.el("span", { class: "clock" + (runs ? " running" : "") + (left <= 10000 ? " low" : ""), "data-seat": entry.seat },
+        K.seatLabel(page.names, entry.seat) + " " + clockText(left));
+    }));
+  }
+
   function tick() {
+    tickClocks();
     if (deadline === null || finished) {
       countdown.hidden = true;
       return;
@@ -175,13 +208,16 @@
     }
   }
 
-  // Coalesce heads that arrive while a read is running into one more read.
+  // Coalesce heads that arrive while a read is running into one more read. (No await between the
+  // loop's last check and clearing `reading`, so a head is never dropped.)
+  let reading = false;
   async function reload() {
-    if (loading) {
+    if (reading) {
       again = true;
-      return loading;
+      return;
     }
-    loading = (async () => {
+    reading = true;
+    try {
       do {
         again = false;
         try {
@@ -190,11 +226,8 @@
           say("error", K.t("network_error"));
         }
       } while (again);
-    })();
-    try {
-      await loading;
     } finally {
-      loading = null;
+      reading = false;
     }
   }
 
@@ -202,10 +235,11 @@
   async function refresh() {
     clearTimeout(timer);
     await reload();
-    if (!finished && !source) timer = setTimeout(refresh, POLL_MS);
+    if (!finished && polling) timer = setTimeout(refresh, POLL_MS);
   }
 
   function poll() {
+    polling = true;
     root.dataset.live = "polling";
     refresh();
   }
@@ -221,6 +255,7 @@
       failures = 0;
       const head = JSON.parse(message.data);
       root.dataset.heads = String(Number(root.dataset.heads || 0) + 1);
+      root.dataset.streamSeat = String(head.seat); // the stream knows the session's seat
       reload().then(() => { if (head.status === "finished") stop(); });
     });
     source.addEventListener("end", (message) => {
@@ -251,7 +286,7 @@
     });
   }
   setInterval(tick, 250);
-  window.KifuPlay = { submit, reload, live: () => (source ? "stream" : "polling") };
+  window.KifuPlay = { submit, reload, live: () => (polling ? "polling" : source ? "stream" : "stopped") };
   // The first drawing comes from one read, so the page shows at once even before the stream opens.
   reload().then(() => { if (!finished) follow(); });
 })();
