@@ -24,6 +24,7 @@ give the same pairing (the seed only draws the first round's colours, FIDE C.04.
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -284,31 +285,49 @@ class _Field:
         return edges
 
     def price(self, solution: Certificate, strict: bool, edges: set[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Allowed pairs outside ``edges`` whose weight the dual does not cover."""
+        """Allowed pairs outside ``edges`` whose weight the dual does not cover.
+
+        Players are split into blocks by score group and colour need, so the score gap, the clash
+        and the odd sets holding both blocks whole are fixed for a block of pairs; with both sides
+        sorted by dual, only pairs whose duals fall short of the block's heaviest weight are looked
+        at, and of those only the ones short of their exact spread get the full check."""
         y = solution.duals
-        by_dual = [sorted(members, key=y.__getitem__) for members in self.groups]
-        missing = []
-        for ga, upper in enumerate(self.groups):
-            for gb in range(ga, len(self.groups)):
+        blocks: dict[tuple[int, int, int], list[int]] = {}
+        for g, members in enumerate(self.groups):
+            for i in members:
+                blocks.setdefault((g, self.side[i], self.strength[i]), []).append(i)
+        keys = sorted(blocks)
+        common = {}  # the odd sets (with a dual) holding a whole block: they cover its pairs too
+        for key in keys:
+            blocks[key].sort(key=y.__getitem__)
+            common[key] = set(solution.member[blocks[key][0]]).intersection(*(solution.member[i] for i in blocks[key]))
+        duals = {key: [y[i] for i in blocks[key]] for key in keys}
+        place, found = self.place, set()
+        for a, key_a in enumerate(keys):
+            ga, side_a, strength_a = key_a
+            for key_b in keys[a:]:
+                gb, side_b, strength_b = key_b
                 gap = round(2 * abs(self.scores[ga] - self.scores[gb]))
-                bound = 4 * (self.top - gap * gap * self.score_unit)  # 4 * the heaviest pair possible
-                lower = by_dual[gb]
-                lowest = y[lower[0]]
-                for i in upper:
+                clash = min(strength_a, strength_b) if side_a == side_b and strength_a and strength_b else 0
+                bound = 4 * (self.top - gap * gap * self.score_unit - clash * self.colour_unit)
+                bound -= 2 * sum(solution.blossoms[b][1] for b in common[key_a] & common[key_b])
+                lower, lower_duals = blocks[key_b], duals[key_b]
+                half, offset = len(self.groups[ga]) // 2, len(self.groups[ga]) - 1
+                for i in blocks[key_a]:
                     threshold = bound - y[i]
-                    if lowest >= threshold:
-                        continue
-                    for j in lower:
-                        if y[j] >= threshold:
-                            break
-                        if ga == gb and j <= i:
-                            continue
+                    if lower_duals[0] >= threshold:
+                        break  # duals ascend: nobody later in this block is short either
+                    k, p = bisect.bisect_left(lower_duals, threshold), place[i]
+                    if ga == gb:  # 4 * weight = threshold + y_i - 4 * spread
+                        short = [j for j in lower[:k] if y[j] < threshold - 4 * abs(abs(place[j] - p) - half)]
+                    else:
+                        short = [j for j in lower[:k] if y[j] < threshold - 4 * (offset - p + place[j])]
+                    for j in short:
                         pair = (min(i, j), max(i, j))
-                        if pair in edges or not self.allowed(i, j, strict):
-                            continue
-                        if solution.slack(i, j, self.weight(i, j)) < 0:
-                            missing.append(pair)
-        return missing
+                        if i != j and pair not in edges and self.allowed(i, j, strict):
+                            if solution.slack(i, j, self.weight(i, j)) < 0:
+                                found.add(pair)
+        return sorted(found)
 
     def complete_graph(self, strict: bool) -> list[tuple[int, int]] | None:
         """networkx's maximum-weight matching on every allowed pair (the reference solution)."""
