@@ -72,7 +72,10 @@ class Stack:
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         gunicorn = [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"]
-        self.web = Process("web", [*gunicorn, "-w", str(web_workers), "--threads", "8"], env, logdir)
+        # --timeout: on a loaded machine (CI beside other work) a worker's heartbeat can lag past
+        # gunicorn's 30 s default, and the arbiter would kill it mid-request.
+        web_args = ["-w", str(web_workers), "--threads", "8", "--timeout", "120"]
+        self.web = Process("web", [*gunicorn, *web_args], env, logdir)
         celery = [str(BIN / "celery"), "-A", "kifu"]
         worker_args = ["-Q", env["KIFU_QUEUE"], "-n", worker_name, "--concurrency", str(concurrency)]
         quiet = ["--loglevel", "INFO", "--without-gossip", "--without-mingle"]

@@ -8,25 +8,14 @@ an in-process scheduler thread closes reaction windows and move clocks on time. 
 import os
 from pathlib import Path
 
-import dj_database_url
+from kifu.env import LOG_LEVELS, Env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    if value.lower() in ("1", "true", "yes", "on"):
-        return True
-    if value.lower() in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"{name} must be true or false, not {value!r}")
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
-
+# Every variable is read through `env`; a bad value is named (with all the others) by env.check()
+# at the end of this module, which stops the process without a traceback (kifu/env.py).
+env = Env()
+env_bool, env_list = env.boolean, env.names
 
 DEBUG = env_bool("KIFU_DEBUG", False)
 SECRET_KEY = os.environ.get("KIFU_SECRET_KEY") or "kifu-embedded-insecure-key-set-KIFU_SECRET_KEY-in-production"
@@ -57,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "api.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (api/guards.py)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # web pages: the browser's language or the chosen one
@@ -89,7 +79,7 @@ TEMPLATES = [
 VAR_DIR = Path(os.environ.get("KIFU_VAR_DIR", BASE_DIR / "var"))
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    DATABASES = {"default": env.database("DATABASE_URL", conn_max_age=60, conn_health_checks=True)}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -104,7 +94,7 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---- queue, timers and streams ---------------------------------------------------------
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env.redis_url("REDIS_URL")
 EMBEDDED = not REDIS_URL
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = EMBEDDED
@@ -137,11 +127,12 @@ KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}
 KIFU_EMBEDDED_PERIODIC.append(("hooks.tasks.deliveries_sweep", 1.0))
-KIFU_WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("KIFU_WEBHOOK_TIMEOUT_SECONDS", "5"))
-KIFU_WEBHOOK_BACKOFF_SECONDS = float(os.environ.get("KIFU_WEBHOOK_BACKOFF_SECONDS", "2"))  # doubles per attempt
-KIFU_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("KIFU_WEBHOOK_MAX_ATTEMPTS", "10"))
+KIFU_WEBHOOK_TIMEOUT_SECONDS = env.number("KIFU_WEBHOOK_TIMEOUT_SECONDS", 5.0, minimum=0.1, maximum=300)
+# The first retry waits this long; each later one doubles it (capped at an hour).
+KIFU_WEBHOOK_BACKOFF_SECONDS = env.number("KIFU_WEBHOOK_BACKOFF_SECONDS", 2.0, minimum=0.001, maximum=3600)
+KIFU_WEBHOOK_MAX_ATTEMPTS = env.integer("KIFU_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1, maximum=100)
 # Submissions still pending after this many seconds are queued again by the sweeper.
-KIFU_SUBMISSION_REQUEUE_SECONDS = float(os.environ.get("KIFU_SUBMISSION_REQUEUE_SECONDS", "10"))
+KIFU_SUBMISSION_REQUEUE_SECONDS = env.number("KIFU_SUBMISSION_REQUEUE_SECONDS", 10.0, minimum=0.1, maximum=86400)
 # The embedded scheduler thread's tick; it closes windows whose deadline has passed.
 KIFU_EMBEDDED_TICK_SECONDS = 0.1
 KIFU_MAX_WAIT_SECONDS = 30
@@ -149,10 +140,10 @@ KIFU_MAX_WAIT_SECONDS = 30
 # ---- live streams (games/streams.py, api/streams.py) ------------------------------------------
 # Each open stream holds one web thread (gunicorn gthread), so streams are bounded in time; a
 # client resumes from its last id. Keep-alive comments keep proxies from closing idle streams.
-KIFU_STREAM_MAX_SECONDS = float(os.environ.get("KIFU_STREAM_MAX_SECONDS", "3600"))
-KIFU_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("KIFU_STREAM_KEEPALIVE_SECONDS", "15"))
+KIFU_STREAM_MAX_SECONDS = env.number("KIFU_STREAM_MAX_SECONDS", 3600.0, minimum=1, maximum=86400)
+KIFU_STREAM_KEEPALIVE_SECONDS = env.number("KIFU_STREAM_KEEPALIVE_SECONDS", 15.0, minimum=0.1, maximum=3600)
 # Embedded mode has no Redis to announce changes: streams poll the database this often.
-KIFU_STREAM_POLL_SECONDS = float(os.environ.get("KIFU_STREAM_POLL_SECONDS", "0.2"))
+KIFU_STREAM_POLL_SECONDS = env.number("KIFU_STREAM_POLL_SECONDS", 0.2, minimum=0.01, maximum=60)
 
 # ---- API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -163,7 +154,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "api.guards.Pagination",  # LimitOffsetPagination, limit at most 1000
+    # api/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400
+    "DEFAULT_PARSER_CLASSES": [
+        "api.guards.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
@@ -171,8 +168,8 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("KIFU_THROTTLE_ANON", "600/minute"),
-        "user": os.environ.get("KIFU_THROTTLE_USER", "6000/minute"),
+        "anon": env.rate("KIFU_THROTTLE_ANON", "600/minute"),
+        "user": env.rate("KIFU_THROTTLE_USER", "6000/minute"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -184,6 +181,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Tournaments and seasonal leagues offer different tiebreak lists: name each enum after its owner.
+    "ENUM_NAME_OVERRIDES": {
+        "TournamentTiebreakEnum": "league.scoring.standings.TIEBREAKS",
+        "SeasonTiebreakEnum": "league.seasons.scoring.TIEBREAKS",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.errors.document_error_responses",  # every operation: 400/401/403/404/409/429 as Error
+    ],
 }
 
 if REDIS_URL:
@@ -220,10 +226,12 @@ LOGOUT_REDIRECT_URL = "/"
 # where collectstatic has not run (the test stack, a fresh checkout); deploys still collect them.
 WHITENOISE_USE_FINDERS = True
 
+LOG_LEVEL = env.choice("KIFU_LOG_LEVEL", "", (*LOG_LEVELS, ""))  # unset: WARNING for the root, INFO for kifu
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("KIFU_LOG_LEVEL", "WARNING")},
-    "loggers": {"kifu": {"level": os.environ.get("KIFU_LOG_LEVEL", "INFO")}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL or "WARNING"},
+    "loggers": {"kifu": {"level": LOG_LEVEL or "INFO"}},
 }
+env.check()  # keep last: stops here, naming every bad variable, before anything runs on them
