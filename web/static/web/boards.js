@@ -161,7 +161,12 @@
         view.katsu_log.map((k) => [k.window, name(ctx, k.active), name(ctx, k.challenger), el("span", {}, classMark(k.card), " ", word("b_class_", k.class)),
           el("span", { class: k.success ? "ok" : "bad", text: yesNo(k.success) })])), true));
     }
-    if (view.result) parts.push(labelled("result", K.renderGeneric(view.result, ctx)));
+    if (view.result) {
+      const r = view.result;
+      const runs = Array.isArray(r.runs) ? r.runs.map((run, seat) => name(ctx, seat) + " " + (run === null ? "—" : run)).join(", ") : null;
+      parts.push(line(stat("result", word("b_reason_", r.reason)), r.declarer !== null && r.declarer !== undefined ? stat("declarer", name(ctx, r.declarer)) : null,
+        r.reference !== null && r.reference !== undefined ? stat("reference", name(ctx, r.reference)) : null, runs ? stat("runs", runs) : null));
+    }
     return board("satori", view, ...parts, rest(view, ["phase", "active", "plays", "set_aside_size", "window", "hand_over", "players", "katsu_log", "result"], ctx));
   }
 
@@ -316,7 +321,7 @@
       seats.append(panel(ctx, player.seat, (view.to_act || []).includes(player.seat), badges,
         labelled("hand", hand(player.hand, player.hand_count, ctx)),
         labelled("penalty_pile", cards(player.penalty_pile)),
-        player.discards && player.discards.length ? labelled("discards", cards(player.discards)) : null,
+        player.discards && player.discards.length ? labelled("exchange_discards", cards(player.discards)) : null,
         line(stat("penalty", player.total), stat("exchanged", player.exchanged),
           stakes ? stat("balance", player.balance) : null, stakes ? stat("buy_backs", player.buy_backs) : null)));
     }
