@@ -90,3 +90,37 @@ def handler404(request, exception=None):
 def handler500(request):
     log.error("unhandled error at %s", request.path)
     return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=500)
+
+
+# What each refusal status means; every operation can answer each of them (a bad token is a 401
+# anywhere, a NUL in any URL a 400, the throttle covers every endpoint), so the schema says so.
+ERROR_RESPONSES = {
+    "400": "Bad input: the code says what (invalid, bad_json, bad_text, ...), `fields` which fields.",
+    "401": "Missing or bad credentials.",
+    "403": "Not allowed for this account.",
+    "404": "No such object (or not visible to this account).",
+    "409": "The object's state does not allow this now.",
+    "429": "Throttled: retry after the Retry-After header's seconds.",
+}
+
+
+def document_error_responses(result, generator, request, public):
+    """drf-spectacular postprocessing hook: add the error responses an operation leaves out.
+
+    Views list the refusals they expect; the shared ones (400 from the input guards, 401, 404 for a
+    missing path object, 429 from the throttle) can come from anywhere, and a client generated from
+    the schema should know their body is the one error shape.
+    """
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    if "Error" not in result.get("components", {}).get("schemas", {}):
+        return result
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.get("responses") if isinstance(operation, dict) else None
+            if responses is None:
+                continue
+            for status_code, description in ERROR_RESPONSES.items():
+                responses.setdefault(status_code, {"content": error, "description": description})
+                if not responses[status_code].get("description"):
+                    responses[status_code]["description"] = description
+    return result

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -19,6 +21,48 @@ from .engines.chance import ChanceStream
 FORMAT_VERSION = 1
 HEADER_KEYS = {"kifu", "game", "rules_version", "config", "seats", "seed_sha256", "seed", "meta"}
 EVENT_KEYS = {"kind", "seat", "data", "seq", "at"}
+MAX_SEAT_NAME = 80  # games.models.Seat.name is a varchar(80)
+MAX_DEPTH = 64  # nesting of a line's JSON; real events nest a handful of levels
+# What the store cannot hold: PostgreSQL refuses NUL in text and jsonb, and a lone UTF-16
+# surrogate cannot be encoded as UTF-8 (json.loads accepts both as "\u0000" and "\ud800").
+BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def text_problem(value: str) -> str | None:
+    """What is wrong with a string the store could not hold, or None if it is fine."""
+    match = BAD_TEXT.search(value)
+    if match is None:
+        return None
+    if match.group() == "\x00":
+        return "text may not contain the NUL character (\\u0000)"
+    return f"text may not contain a lone surrogate (\\u{ord(match.group()):04x}); use valid UTF-8"
+
+
+def value_problem(value) -> tuple[str, str] | None:
+    """``(code, message)`` for the first thing in a parsed JSON value the store could not hold -
+    ``bad_text`` (NUL, lone surrogate), ``bad_number`` (not finite), ``too_deep`` (nesting past
+    MAX_DEPTH) - with its JSON path in the message; None if it is fine. Walks iteratively: the
+    input may be hostile."""
+    stack = [(value, "$", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return "too_deep", f"{path}: nested deeper than {MAX_DEPTH} levels"
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                return "bad_text", f"{path}: {problem}"
+        elif isinstance(item, float) and not math.isfinite(item):
+            return "bad_number", f"{path}: numbers must be finite (this one overflows a float)"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                problem = text_problem(key)
+                if problem:
+                    return "bad_text", f"{path}: a key: {problem}"
+                stack.append((child, f"{path}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]", depth + 1) for index, child in enumerate(item))
+    return None
 
 
 class RecordError(Exception):
@@ -74,8 +118,15 @@ def _load_line(number: int, text: str) -> dict:
         obj = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError(number, "bad_json", f"not valid JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise RecordError(number, "bad_json", f"the JSON nests too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as error:  # e.g. an integer of more than 4300 digits
+        raise RecordError(number, "bad_json", f"not valid JSON: {error}") from None
     if not isinstance(obj, dict):
         raise RecordError(number, "bad_json", "each line must be a JSON object")
+    problem = value_problem(obj)
+    if problem:
+        raise RecordError(number, *problem)
     return obj
 
 
@@ -88,7 +139,7 @@ def check_header(header: dict) -> dict:
     unknown = sorted(set(header) - HEADER_KEYS)
     if unknown:
         fail("bad_header", f"unknown header field(s): {', '.join(unknown)}")
-    if header.get("kifu") != FORMAT_VERSION:
+    if type(header.get("kifu")) is not int or header["kifu"] != FORMAT_VERSION:  # not true, not 1.0
         fail("bad_header", f'the header must say "kifu": {FORMAT_VERSION}')
     try:
         engine = get_engine(header.get("game"))
@@ -103,6 +154,8 @@ def check_header(header: dict) -> dict:
     seats = header.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
         fail("bad_header", '"seats" must be a list of player names, seat 0 first')
+    if any(len(s) > MAX_SEAT_NAME for s in seats):
+        fail("bad_header", f"seat names are at most {MAX_SEAT_NAME} characters")
     try:
         engine.check_seats(len(seats))
         config = engine.config_delta(header.get("config") or {})

@@ -14,7 +14,7 @@ import logging
 import secrets
 import time
 from datetime import timedelta
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import requests
 from django.conf import settings
@@ -36,15 +36,41 @@ USER_AGENT = "Kifu-Webhooks/1"
 
 
 # ---- registering --------------------------------------------------------------------------------
+def webhook_url_normalise(url: str) -> str:
+    """The URL as stored and called: ASCII only (IDNA host, percent-encoded path and query), so it
+    is a valid URI for every client; raises ServiceError ``bad_webhook_url`` saying what to fix."""
+
+    def refuse(message: str):
+        raise ServiceError("bad_webhook_url", message)
+
+    url = (url or "").strip()
+    if any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in url):
+        refuse("a webhook URL may not contain spaces or control characters; percent-encode them")
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        refuse("a webhook URL must be an absolute http:// or https:// URL")
+    if parts.username or parts.password:
+        refuse("a webhook URL must not carry a user name or password")
+    try:
+        port = parts.port
+        host = parts.hostname.encode("idna").decode("ascii") if not parts.hostname.isascii() else parts.hostname
+    except (ValueError, UnicodeError):
+        refuse("a webhook URL needs a valid host name and a port from 1 to 65535")
+    if port == 0:
+        refuse("a webhook URL needs a port from 1 to 65535")
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    safe = "/%:@!$&'()*+,;=-._~?"
+    url = urlunsplit((parts.scheme.lower(), netloc, quote(parts.path, safe=safe), quote(parts.query, safe=safe), ""))
+    if len(url) > 500:
+        refuse("a webhook URL may be at most 500 characters")
+    return url
+
+
 def webhook_create(*, user: AbstractBaseUser, url: str, events: list[str] | None = None) -> Webhook:
     """Register ``url`` for the account's game events (all four unless ``events`` narrows them)."""
-    parts = urlsplit(url or "")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServiceError("bad_webhook_url", "a webhook URL must be an absolute http:// or https:// URL")
-    if parts.username or parts.password:
-        raise ServiceError("bad_webhook_url", "a webhook URL must not carry a user name or password")
-    if len(url) > 500:
-        raise ServiceError("bad_webhook_url", "a webhook URL may be at most 500 characters")
+    url = webhook_url_normalise(url)
     chosen = list(EVENTS) if events is None else list(dict.fromkeys(events))
     unknown = [kind for kind in chosen if kind not in EVENTS]
     if unknown or not chosen:

@@ -39,12 +39,20 @@ class Command(BaseCommand):
 
     # -- replay --
     def _lines(self, name: str) -> list[str]:
-        if name == "-":
-            return sys.stdin.read().splitlines()
+        """The file's lines; a file that is not UTF-8 is a RecordError at the first bad byte's line."""
         try:
-            return Path(name).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            raise CommandError(f"cannot read {name}: {error}") from None
+            data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        except IsADirectoryError:
+            raise CommandError(f"cannot read {name}: it is a directory; give a record file (JSON Lines)") from None
+        except OSError as error:
+            raise CommandError(f"cannot read {name}: {error.strerror or error}") from None
+        try:
+            return data.decode("utf-8").splitlines()
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            column = error.start - data.rfind(b"\n", 0, error.start)
+            message = f"not UTF-8: byte 0x{data[error.start]:02x} at column {column}; save the file as UTF-8"
+            raise RecordError(line, "bad_encoding", message) from None
 
     def _fail(self, error: RecordError, as_json: bool):
         if as_json:

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from games.services import ServiceError
 from league import services
 from league.models import Ladder
 
@@ -26,12 +27,17 @@ class Command(BaseCommand):
             self.stdout.write(f"{services.ladders_sweep()} event(s) appended")
             return
         if action == "rebuild":
+            self._check_ladders(options["ladder"])
             for ladder_id in options["ladder"]:
-                services.ladder_rebuild(ladder_id=ladder_id)
+                try:
+                    services.ladder_rebuild(ladder_id=ladder_id)
+                except ServiceError as error:
+                    raise CommandError(f"ladder {ladder_id}: {error.code}: {error.message}") from None
                 self.stdout.write(f"ladder {ladder_id} rebuilt")
             return
         ladders = Ladder.objects.all()
         if options["ladder"]:
+            self._check_ladders(options["ladder"])
             ladders = ladders.filter(pk__in=options["ladder"])
         failed = 0
         for ladder in ladders.order_by("pk"):
@@ -40,3 +46,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report))
         if failed:
             raise CommandError(f"{failed} ladder(s) failed verification")
+
+    def _check_ladders(self, ids: list[int]) -> None:
+        """Refuse the whole command, before it changes anything, if any id names no ladder."""
+        missing = sorted(set(ids) - set(Ladder.objects.filter(pk__in=ids).values_list("pk", flat=True)))
+        if missing:
+            raise CommandError(f"no ladder with id {', '.join(map(str, missing))}; `league verify` lists every ladder")

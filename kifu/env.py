@@ -1,0 +1,140 @@
+"""Settings from environment variables: every bad value is named, all of them at once, at start.
+
+``kifu/settings.py`` reads each variable through an ``Env``; a value that does not parse, or is
+out of range, is recorded (the default stands in so the module finishes) and ``Env.check()`` at the
+end of the settings stops the process with one line per variable - what it says and what it must
+be - instead of a traceback from deep inside Django, Celery or DRF at the first request.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from urllib.parse import urlsplit
+
+import dj_database_url
+
+# DRF reads "N/period" and looks only at the period's first letter (s, m, h, d).
+RATE = re.compile(r"^\s*\d+\s*/\s*(s|sec|second|m|min|minute|h|hour|d|day)s?\s*$", re.IGNORECASE)
+DATABASE_ENGINES = {
+    "django.db.backends.postgresql": "PostgreSQL",
+    "django.contrib.gis.db.backends.postgis": "PostGIS",
+    "django.db.backends.sqlite3": "SQLite",
+}
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class Env:
+    """Typed reads of environment variables that remember what was wrong instead of raising."""
+
+    def __init__(self, environ=None) -> None:
+        self.environ = os.environ if environ is None else environ
+        self.problems: list[str] = []
+
+    def _bad(self, name: str, value: str, must: str) -> None:
+        self.problems.append(f"{name}={value!r}: {must}")
+
+    def text(self, name: str, default: str) -> str:
+        return self.environ.get(name, default)
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.environ.get(name)
+        if value is None:
+            return default
+        if value.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.strip().lower() in ("0", "false", "no", "off", ""):
+            return False
+        self._bad(name, value, "must be true or false (1/0, yes/no, on/off)")
+        return default
+
+    def names(self, name: str, default: str) -> list[str]:
+        return [item.strip() for item in self.environ.get(name, default).split(",") if item.strip()]
+
+    def number(self, name: str, default: float, *, minimum: float | None = None, maximum: float | None = None):
+        """A finite float in [minimum, maximum]."""
+        value = self.environ.get(name)
+        if value is None:
+            return default
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        return self._ranged(name, value, number, default, minimum, maximum, "a number")
+
+    def integer(self, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+        value = self.environ.get(name)
+        if value is None:
+            return default
+        try:
+            number = int(value.strip())
+        except ValueError:
+            self._bad(name, value, "must be a whole number" + _range_text(minimum, maximum))
+            return default
+        return self._ranged(name, value, number, default, minimum, maximum, "a whole number")
+
+    def _ranged(self, name, value, number, default, minimum, maximum, kind):
+        if (
+            not math.isfinite(number)
+            or (minimum is not None and number < minimum)
+            or (maximum is not None and number > maximum)
+        ):
+            self._bad(name, value, f"must be {kind}" + _range_text(minimum, maximum))
+            return default
+        return number
+
+    def rate(self, name: str, default: str) -> str:
+        """A DRF throttle rate: ``N/second|minute|hour|day``."""
+        value = self.environ.get(name, default)
+        if not RATE.match(value):
+            self._bad(name, value, "must be a rate like 600/minute (N/second, N/minute, N/hour or N/day)")
+            return default
+        return value.strip().replace(" ", "")
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.environ.get(name, default)
+        if value.upper() not in choices:
+            self._bad(name, value, f"must be one of {', '.join(choice for choice in choices if choice)}")
+            return default
+        return value.upper()
+
+    def database(self, name: str, **options) -> dict | None:
+        """``DATABASE_URL`` parsed by dj-database-url; only PostgreSQL (or SQLite) is supported."""
+        value = self.environ.get(name, "")
+        try:
+            config = dj_database_url.parse(value, **options)
+        except Exception:  # dj-database-url raises several kinds (ValueError, UnknownSchemeError) for a bad URL
+            self._bad(name, value, "must be a database URL such as postgres://user@host:5432/kifu")
+            return None
+        if config.get("ENGINE") not in DATABASE_ENGINES:
+            self._bad(name, value, "must be a postgres:// URL (or sqlite:// for a local file)")
+            return None
+        if config["ENGINE"] != "django.db.backends.sqlite3" and not config.get("NAME"):
+            self._bad(name, value, "must name the database, as in postgres://user@host:5432/kifu")
+            return None
+        return config
+
+    def redis_url(self, name: str) -> str:
+        value = self.environ.get(name, "")
+        if value and urlsplit(value).scheme not in REDIS_SCHEMES:
+            self._bad(name, value, "must be a redis:// (or rediss://, unix://) URL, e.g. redis://127.0.0.1:6379/0")
+            return ""
+        return value
+
+    def check(self) -> None:
+        """Stop with one line per bad variable (no traceback) if anything was wrong."""
+        if self.problems:
+            lines = "\n".join(f"  {problem}" for problem in self.problems)
+            raise SystemExit(f"Kifu cannot start: fix these environment variables:\n{lines}")
+
+
+def _range_text(minimum, maximum) -> str:
+    if minimum is not None and maximum is not None:
+        return f" from {minimum:g} to {maximum:g}"
+    if minimum is not None:
+        return f" of at least {minimum:g}"
+    if maximum is not None:
+        return f" of at most {maximum:g}"
+    return ""
