@@ -261,7 +261,9 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_totals(self, match) -> dict:
         return {self._names(match).get(int(pk), pk): points for pk, points in match.totals.items()}
 
-    @extend_schema_field(serializers.ListField(child=serializers.ListField(child=serializers.CharField())))
+    @extend_schema_field(
+        serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True)
+    )
     def get_result(self, match) -> list | None:
         if match.result is None:
             return None
