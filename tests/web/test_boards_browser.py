@@ -113,3 +113,23 @@ def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa:
     expect(watcher.locator("#events li").last).to_have_text(f"{me.name} played a card face down")
     shots(watcher, "satori-play-katsu-window")
     assert page.js_errors == [] and watcher.js_errors == []
+
+
+def test_without_a_stream_the_play_page_polls(stack, browser):  # noqa: F811 - fixtures
+    """A browser without EventSource (or a stream that keeps failing) still sees the game change:
+    the page falls back to reading the state every second."""
+    from playwright.sync_api import expect
+
+    oya, ko = Player(stack.base_url), Player(stack.base_url)
+    game_id = oya.create_game("nine-card", [oya.name, ko.name], {"commit_seconds": 600})["id"]
+    page = new_page(browser, stack)
+    page.add_init_script("delete window.EventSource")
+    log_in(page, ko.name)
+    page.goto(f"/games/{game_id}/play")
+    expect(page.locator("#play")).to_have_attribute("data-live", "polling")
+    expect(page.locator(".nc-hand .card.playable")).to_have_count(9)
+    card = oya.get(f"/api/games/{game_id}/legal-moves").json()["moves"][0]
+    assert oya.move(game_id, card).status_code == 200
+    expect(page.locator('.nc-player[data-seat="0"] .slot.now .card.back')).to_have_count(1)
+    assert page.stream_opens == [] and len(page.state_reads) >= 2
+    assert page.js_errors == []
