@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -101,6 +102,7 @@ def game_create(
 
 CLOCK_PREFIX = "clock-"
 CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (games.clocks.Bank)
+FORFEIT_REASON_LENGTH = 100
 
 
 def _spectator_delay_check(seconds) -> int:
@@ -293,32 +295,92 @@ def _queue_advance(game_id) -> None:
 
 
 @transaction.atomic
-def game_advance(*, game_id) -> int:
+def game_advance(*, game_id, received_before: datetime | None = None) -> int:
     """Apply the game's pending submissions in receipt order, then close an overdue window.
 
     Locks the game row first, so two workers never apply moves to one game at once, and every
     verdict, event and the head projection commit together. A submission received after the open
     window's deadline is judged after that window closes: fairness follows the recorded deadline
     and the receipt time, not the moment a worker gets to it. Returns the number of decisions.
+
+    ``received_before``: apply only the submissions received before this moment, and close only
+    the windows overdue by then (a league judging a game at its play-by date asks what the game
+    looked like at that date); later submissions stay pending for the next advance.
     """
     game = _lock(game_id)
-    pending = list(game.submissions.filter(status=Submission.Status.PENDING).order_by("id"))
+    pending = game.submissions.filter(status=Submission.Status.PENDING)
+    if received_before is not None:
+        pending = pending.filter(received_at__lt=received_before)
+    pending = list(pending.order_by("id"))
     if game.status == Game.Status.OPEN and not pending:
         return 0
     engine = get_engine(game.engine)
     state = engine.load_state(game.state) if game.state is not None else None
-    decided = 0
+    state = _apply_pending(game, engine, state, pending)
+    if state is not None:
+        state = _close_if_overdue(game, engine, state, _judged_at(received_before))
+        _save_head(game, engine, state)
+    return len(pending)
+
+
+def _apply_pending(game: Game, engine: Engine, state, pending: list[Submission]):
+    """Decide ``pending`` (receipt order), closing each window that was overdue at a receipt."""
     for submission in pending:
         if state is not None:
             state = _close_if_overdue(game, engine, state, submission.received_at)
         verdict = _decide(game, engine, state, submission)
         if verdict is not None:
             state = verdict
-        decided += 1
-    if state is not None:
-        state = _close_if_overdue(game, engine, state, timezone.now())
-        _save_head(game, engine, state)
-    return decided
+    return state
+
+
+def _judged_at(moment: datetime | None) -> datetime:
+    """The moment overdue windows are closed at: ``moment``, but never later than now - a window
+    whose deadline is still ahead in real time is not closed by a caller's simulated clock."""
+    now = timezone.now()
+    return now if moment is None else min(moment, now)
+
+
+@transaction.atomic
+def game_forfeit(*, game_id, seats: Sequence[int], reason: str, now: datetime | None = None) -> Game:
+    """End a running game for an outside reason (a league's round deadline, a withdrawal, a
+    re-pairing): the given seats resign as system events marked ``"reason": reason`` - never a
+    submission on the players' behalf, so the record says who ended the game and why.
+
+    Locks the game row (as every append does). Pending submissions received before ``now`` are
+    applied first, and a window overdue by ``now`` is closed (a move made before the deadline
+    counts; a clock that ran out first is a timeout). Then each seat in ``seats``, in seat order,
+    resigns through the same path as a clock's timeout (``_resign_marked``) until the game is over;
+    a seat the engine no longer has in the game (it already left) is skipped. The head projection,
+    the live stream, timers and ``game_finished`` follow on commit as after any append. A game
+    already over is returned unchanged; one not started is refused (409 ``game_not_started``).
+    """
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > FORFEIT_REASON_LENGTH:
+        raise ServiceError("bad_forfeit_reason", f"a forfeit's reason is 1-{FORFEIT_REASON_LENGTH} characters")
+    now = now or timezone.now()
+    game = _lock(game_id)
+    if game.is_finished:
+        return game
+    if game.status != Game.Status.RUNNING:
+        raise ServiceError("game_not_started", "the game has not started: seats are still open", status=409)
+    count = game.seats.count()
+    if any(isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < count for seat in seats):
+        raise ServiceError("bad_seat", f"forfeited seats are numbers from 0 to {count - 1}, not {list(seats)!r}")
+    engine = get_engine(game.engine)
+    state = engine.load_state(game.state)
+    pending = game.submissions.filter(status=Submission.Status.PENDING, received_at__lt=now).order_by("id")
+    state = _apply_pending(game, engine, state, list(pending))
+    state = _close_if_overdue(game, engine, state, _judged_at(now))
+    for seat in sorted(set(seats)):
+        if game.is_finished:
+            break
+        resigned = _resign_marked(game, engine, state, seat, reason)
+        if resigned is None:
+            log.info("game %s: seat %s has already left; nothing to forfeit (%s)", game.pk, seat, reason)
+        else:
+            state = resigned
+    _save_head(game, engine, state)
+    return game
 
 
 def _decide(game: Game, engine: Engine, state, submission: Submission):
@@ -454,16 +516,28 @@ def _clock_expire(game: Game, engine: Engine, state, deadline):
         if engine.outcome(state) is not None or seat not in engine.actors(state):
             continue
         move = clocks.timeout_move(game.engine, clock.get("on_timeout", "loss"), engine.legal_moves(state, seat))
-        events = [{"kind": "system", "data": {"type": "resign", "seat": seat, "reason": "timeout"}}]
-        if move is not None:
-            events.insert(0, {"kind": "move", "seat": seat, "data": {**move, "reason": "timeout"}})
-        for event in events:
-            try:
-                state = _settle(game, engine, _append(game, engine, state, event))
-                break
-            except RuleError:
-                log.warning("game %s: the engine refused the timeout event %s of seat %s", game.pk, event, seat)
+        timed_out = _resign_marked(game, engine, state, seat, "timeout", move=move)
+        if timed_out is None:
+            log.warning("game %s: the engine refused every timeout event of seat %s", game.pk, seat)
+        else:
+            state = timed_out
     return _settle(game, engine, state)
+
+
+def _resign_marked(game: Game, engine: Engine, state, seat: int, reason: str, *, move: dict | None = None):
+    """Append ``{"type": "resign", "seat": seat, "reason": reason}`` as a system event - or first
+    ``move`` marked the same way, falling back to the resign if the engine refuses it - and settle.
+    The caller holds the game row lock. Returns the new state, or None when the engine refused
+    every event (the seat has already left the game); nothing is appended then."""
+    events = [{"kind": "system", "data": {"type": "resign", "seat": seat, "reason": reason}}]
+    if move is not None:
+        events.insert(0, {"kind": "move", "seat": seat, "data": {**move, "reason": reason}})
+    for event in events:
+        try:
+            return _settle(game, engine, _append(game, engine, state, event))
+        except RuleError as error:
+            log.debug("game %s: the engine refused %s of seat %s: %s", game.pk, event, seat, error.code)
+    return None
 
 
 def _save_head(game: Game, engine: Engine, state) -> None:

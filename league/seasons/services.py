@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
-from games.models import Game, Seat, Submission
-from games.services import ServiceError, game_create, move_submit
+from games.models import Game, Seat
+from games.services import ServiceError, game_advance, game_create, game_forfeit
 from league.models import Club
 from league.scoring import roundrobin
 from league.services.clubs import is_member, require_organiser
@@ -368,19 +368,14 @@ def _close_if_complete(season: Season, now: datetime) -> None:
 @transaction.atomic
 def season_close(*, season_id, by, now: datetime | None = None) -> Season:
     """An organiser closes the season and freezes its final standings. A fixture still undecided
-    is decided as at its play-by date (the side its game waits on forfeits, see ``_forfeit``)."""
+    is decided as if its play-by date were now (the side its game waits on forfeits, see ``_deadline``)."""
     now = now or timezone.now()
     season = _lock_season(season_id)
     require_organiser(season.league.club_id, by)
     if season.status == Season.Status.CLOSED:
         raise ServiceError("season_closed", f"season {season.number} is closed already", status=409)
     for fixture in season.fixtures.select_for_update().filter(result="").select_related("home", "away"):
-        if not _deadline(fixture, now=now, cutoff=now, why="season closed by an organiser"):
-            raise ServiceError(
-                "moves_pending",
-                "a move of a fixture's game is still being applied; try again in a few seconds",
-                status=409,
-            )
+        _deadline(fixture, now=now, cutoff=now, why="season closed by an organiser", reason=SEASON_CLOSED)
     _freeze(season, now=now, by=by)
     return season
 
@@ -427,23 +422,28 @@ def season_game_finished(*, game_id, now: datetime | None = None) -> bool:
 
 
 # ---- deadlines --------------------------------------------------------------------------------
-def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str) -> bool:
-    """Decide an undecided fixture whose time is up (season and fixture rows locked).
+PLAY_BY_DATE = "play-by date"  # the reasons the games' records give for a forfeit
+SEASON_CLOSED = "season closed"
 
-    A game that finished but whose result task has not run yet is recorded as played. A move
-    received by ``cutoff`` but not yet applied may still finish it, so nothing is decided then
-    (returns False; the sweep comes back). Otherwise the side the game waits on forfeits - a loss,
-    the other side a win; if it waits on both or neither, both lose (a double forfeit). The game
-    is then ended through ``games.services.move_submit`` with a resign of the waiting seat (the
-    first in seat order for a double forfeit): the engines have no "both lose" event, and the
-    fixture's result, not the game's, is what the table counts.
+
+def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str, reason: str) -> None:
+    """Decide an undecided fixture whose time is up at ``cutoff`` (season and fixture rows locked).
+
+    Moves received before ``cutoff`` but not yet applied by a worker are applied first
+    (``games.services.game_advance``); a game finished by then - or earlier, its result task not yet
+    run - is recorded as played. Otherwise the side the game waits on forfeits - a loss, the other
+    side a win; if it waits on both or neither, both lose (a double forfeit). The game is then ended
+    by ``games.services.game_forfeit``: a system resign of the waiting seat (the first in seat order
+    for a double forfeit: the engines have no "both lose" event, and the fixture's result, not the
+    game's, is what the table counts) marked with ``reason`` (``why`` goes in the fixture's note).
     """
     game = Game.objects.select_for_update().get(pk=fixture.game_id)
+    if game.status == Game.Status.RUNNING:
+        game_advance(game_id=game.pk, received_before=cutoff)
+        game.refresh_from_db()
     if game.is_finished:
         _record_game(fixture, game, now)
-        return True
-    if Submission.objects.filter(game=game, status=Submission.Status.PENDING, received_at__lte=cutoff).exists():
-        return False
+        return
     seats = dict(Seat.objects.filter(game=game).values_list("index", "user_id"))
     waiting = sorted(set(game.actors or []))
     waiting_users = {seats[seat] for seat in waiting}
@@ -456,15 +456,7 @@ def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str) ->
     fixture.method, fixture.decided_at, fixture.note = Fixture.Method.FORFEIT, now, f"{why}; {note}"[:NOTE_LENGTH]
     fixture.save(update_fields=["result", "method", "decided_at", "note"])
     if game.status == Game.Status.RUNNING:
-        seat = waiting[0] if waiting else 0
-        user = fixture.home if seats[seat] == fixture.home_id else fixture.away
-        move_submit(
-            game_id=game.pk,
-            user=user,
-            move={"type": "resign", "reason": f"league forfeit: {why}"},
-            idempotency_key=f"season-forfeit-{fixture.pk}",
-        )
-    return True
+        game_forfeit(game_id=game.pk, seats=[waiting[0] if waiting else 0], reason=reason, now=cutoff)
 
 
 @transaction.atomic
@@ -476,12 +468,11 @@ def season_sweep(*, season_id, now: datetime | None = None) -> int:
     if season.status != Season.Status.RUNNING:
         return 0
     due = season.fixtures.select_for_update().filter(result="", play_by__lte=now).select_related("home", "away")
-    decided = sum(
-        _deadline(fixture, now=now, cutoff=fixture.play_by, why="not finished by its play-by date")
-        for fixture in due.order_by("play_by", "pk")
-    )
+    due = list(due.order_by("play_by", "pk"))
+    for fixture in due:
+        _deadline(fixture, now=now, cutoff=fixture.play_by, why="not finished by its play-by date", reason=PLAY_BY_DATE)
     _close_if_complete(season, now)
-    return decided
+    return len(due)
 
 
 def seasons_sweep(*, now: datetime | None = None) -> int:

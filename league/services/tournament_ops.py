@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from games.models import Event, Game
-from games.services import ServiceError, game_advance, move_submit
+from games.services import ServiceError, game_advance, game_forfeit
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from .clubs import require_organiser
@@ -130,7 +129,8 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
     """An organiser sets the pairing of a Swiss round: the next round before it is paired (it is
     used when the round is made, if it still seats exactly the active players; otherwise the
     automatic pairing is used and the round records why), or the current round again while no move
-    has been played in it (its games are closed by resigning every seat, and new games start).
+    has been played in it (its games are closed by system resigns marked "re-paired", and new games
+    start).
     ``tables`` are lists of users in seat order; a table of one is a bye."""
     now = now or timezone.now()
     tournament = tournament_lock(tournament_id)
@@ -174,7 +174,8 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
 
 
 def _close_round(tournament: Tournament, number: int, *, now: datetime) -> None:
-    """Remove a round's boards and close their games (every seat resigns, through games.services)."""
+    """Remove a round's boards and close their games (``games.services.game_forfeit``: every seat
+    resigns, marked "re-paired")."""
     for board in list(tournament.boards.filter(round=number).select_related("game", "match")):
         game = board.game
         if board.match_id:
@@ -182,7 +183,7 @@ def _close_round(tournament: Tournament, number: int, *, now: datetime) -> None:
             game = current_game(board.match)
         board.delete()  # first, so the games' ends are no results
         if game is not None:
-            end_game(game, [], key=f"tournament-{tournament.pk}-repair-{number}")
+            end_game(game, [], reason=REPAIRED, now=now)
 
 
 # ---- corrections ---------------------------------------------------------------------------------
@@ -237,18 +238,23 @@ def tournament_result_correct(
 
 
 # ---- round deadlines -----------------------------------------------------------------------------
-def end_game(game: Game, first: list[int], *, key: str) -> None:
-    """End a running game with system resign events through games.services: the seats in
+ROUND_DEADLINE = "round deadline"  # the reasons the games' records give for a forfeit
+REPAIRED = "re-paired"
+
+
+def end_game(game: Game, first: list[int], *, reason: str, now: datetime) -> None:
+    """End a running game by system resign events marked with ``reason``
+    (``games.services.game_forfeit``, so no player is made to submit anything): the seats in
     ``first`` resign first, then - if the engine plays on without them - the others in seat order.
-    Each resign is submitted for its seat's player (idempotency key ``key-seat``) and applied now."""
-    seats = dict(game.seats.values_list("index", "user_id"))
-    users = get_user_model().objects.in_bulk(list(seats.values()))
-    for seat in [*first, *(s for s in sorted(seats) if s not in first)]:
-        game.refresh_from_db(fields=["status"])
-        if game.is_finished:
-            return
-        move_submit(game_id=game.pk, user=users[seats[seat]], move={"type": "resign"}, idempotency_key=f"{key}-{seat}")
-        game_advance(game_id=game.pk)
+    A game already over is left as it is; one never started (seats not accepted) has nothing to end."""
+    if game.status != Game.Status.RUNNING:
+        return
+    seats = sorted(game.seats.values_list("index", flat=True))
+    if first:
+        game = game_forfeit(game_id=game.pk, seats=first, reason=reason, now=now)
+    rest = [seat for seat in seats if seat not in first]
+    if not game.is_finished and rest:
+        game_forfeit(game_id=game.pk, seats=rest, reason=reason, now=now)
 
 
 def tournaments_sweep(*, now: datetime | None = None) -> int:
@@ -266,7 +272,8 @@ def tournament_deadline(*, tournament_id, now: datetime | None = None) -> int:
     """Apply the current round's deadline if it has passed: each unfinished board is decided - a
     game finished in time is recorded; otherwise the players the game waits on forfeit (one-sided),
     and if it waits on everyone or nobody has moved yet, everyone loses (double forfeit). The game is
-    then ended by system resigns through games.services. Returns the boards decided."""
+    then ended by system resigns marked "round deadline" (``games.services.game_forfeit``). Returns
+    the boards decided."""
     now = now or timezone.now()
     tournament = tournament_lock(tournament_id)
     current = TournamentRound.objects.filter(tournament=tournament, number=tournament.current_round).first()
@@ -320,4 +327,4 @@ def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetim
         losers = [seats[seat] for seat in waiting]
     decide_forfeit(board, tournament, losers, now=now)
     if not game.is_finished:
-        end_game(game, waiting, key=f"tournament-{tournament.pk}-deadline-{board.pk}")
+        end_game(game, waiting, reason=ROUND_DEADLINE, now=now)

@@ -13,6 +13,7 @@ from games import services as game_services
 from games.engines import get_engine
 from games.models import Game, Submission
 from games.services import ServiceError
+from games.store import game_verify
 from kifu.celery import app as celery_app
 from league import services as league_services
 from league.seasons import selectors, services
@@ -145,12 +146,13 @@ def test_the_sweep_forfeits_the_side_the_game_waits_on_and_ends_the_game_by_a_re
     assert services.seasons_sweep(now=clock.advance(days=7, minutes=1)) == 1
     round1.refresh_from_db()
     assert (round1.result, round1.method) == ("home", "forfeit") and "away forfeited" in round1.note
-    resign_move = Submission.objects.get(game=game, idempotency_key=f"season-forfeit-{round1.pk}")
-    assert resign_move.user == waiting and resign_move.payload["type"] == "resign"
-    game_services.game_advance(game_id=game.pk)  # what the queued task does on the real stack
+    # the game is ended at once by a system event with the reason - nothing submitted for the player
+    assert not Submission.objects.filter(game=game, user=waiting).exists()
     game.refresh_from_db()
     assert game.is_finished and game.outcome["ranking"][0] == [0]
-    assert game.events.last().kind == "system" and game.events.last().payload == {"type": "resign", "seat": 1}
+    last = game.events.last()
+    assert (last.kind, last.payload) == ("system", {"type": "resign", "seat": 1, "reason": "play-by date"})
+    assert game_verify(game=game).ok  # the record replays and verifies
     assert services.season_game_finished(game_id=game.pk) is False  # the forfeit stands
     assert services.seasons_sweep(now=clock.now) == 0  # idempotent
 
@@ -179,11 +181,33 @@ def test_a_move_received_before_the_play_by_date_is_applied_before_any_forfeit(c
     fixture = season.fixtures.get()
     game_services.move_submit(game_id=fixture.game_id, user=a, move={"type": "resign"}, idempotency_key="late")
     Submission.objects.filter(game_id=fixture.game_id).update(received_at=clock.now + timedelta(hours=1))
-    assert services.seasons_sweep(now=clock.advance(days=2)) == 0  # its move is still pending
-    game_services.game_advance(game_id=fixture.game_id)
-    assert services.seasons_sweep(now=clock.now) == 1
+    assert services.seasons_sweep(now=clock.advance(days=2)) == 1  # its move is applied, then judged
     fixture.refresh_from_db()
     assert (fixture.result, fixture.method) == ("away", "played")
+    submission = Submission.objects.get(game_id=fixture.game_id)
+    assert submission.status == "accepted"
+    assert Game.objects.get(pk=fixture.game_id).events.last().payload == {"type": "resign", "seat": submission.seat}
+
+
+def test_a_move_received_after_the_play_by_date_does_not_count(club_with, clock):
+    club, organiser, (a, b) = club_with(2)
+    league = make_league(club, organiser, clock, days_per_round=1)
+    enrol(league, organiser, (a, b), clock)
+    season = services.season_start(league_id=league.pk, by=organiser, now=clock.now)
+    fixture = season.fixtures.get()
+    game = Game.objects.get(pk=fixture.game_id)
+    engine = get_engine("nine-card")
+    seat = game.seats.get(user=a).index
+    move = engine.legal_moves(engine.load_state(game.state), seat)[0]
+    game_services.move_submit(game_id=game.pk, user=a, move=move, idempotency_key="late")
+    Submission.objects.filter(game=game).update(received_at=fixture.play_by + timedelta(minutes=1))
+    assert services.seasons_sweep(now=clock.advance(days=2)) == 1
+    fixture.refresh_from_db()
+    assert (fixture.result, fixture.method) == ("double_forfeit", "forfeit")  # nobody had moved by the date
+    game.refresh_from_db()
+    assert game.is_finished and game.events.last().payload == {"type": "resign", "seat": 0, "reason": "play-by date"}
+    game_services.game_advance(game_id=game.pk)  # the late move, when a worker gets to it
+    assert Submission.objects.get(game=game).code == "game_over"
 
 
 def test_corrections_recompute_the_tables_until_the_next_season_starts(club_with, clock):

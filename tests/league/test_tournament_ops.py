@@ -10,7 +10,8 @@ import pytest
 
 from games import services as game_services
 from games.engines import get_engine
-from games.models import Event, Game
+from games.models import Event, Game, Submission
+from games.store import game_verify
 from league import services
 from league.models import TournamentBoard, TournamentRound
 from league.services.tournament_pairing import swiss_pairing
@@ -67,7 +68,10 @@ def test_round_deadline_forfeits_the_side_the_game_waits_on(club_with, clock, dj
         assert game.is_finished  # ended through games.services by a system resign event
         last = Event.objects.filter(game=game).order_by("-seq").first()
         assert last.kind == "system" and last.payload["type"] == "resign"
+        assert last.payload["reason"] == "round deadline"  # the record says why, not "the player resigned"
         assert game.seats.get(index=last.payload["seat"]).user_id in resigned
+        assert not Submission.objects.filter(game=game, payload__type="resign").exists()
+        assert game_verify(game=game).ok
     assert len(queued) >= 1  # the round is complete: the next one is queued
     assert services.tournament_game_finished(game_id=one.game_id) is False  # the game's end changes nothing
     assert services.tournaments_sweep(now=clock.advance(minutes=1)) == 0
@@ -149,6 +153,10 @@ def test_manual_pairings_planned_and_repaired(club_with, clock, make_user, djang
     boards = list(TournamentBoard.objects.filter(tournament=tournament, round=1).order_by("number"))
     assert [(x.first_id, x.second_id) for x in boards] == [(a.pk, d.pk), (b.pk, c.pk)]
     assert all(Game.objects.get(pk=pk).is_finished for pk in old)
+    for pk in old:  # ended by system resigns marked with the reason, nothing submitted for the players
+        last = Event.objects.filter(game_id=pk).order_by("-seq").first()
+        assert (last.kind, last.payload["type"], last.payload["reason"]) == ("system", "resign", "re-paired")
+    assert not Submission.objects.filter(game_id__in=old).exists()
     assert TournamentRound.objects.get(tournament=tournament, number=1).manual
     # plan round 2 (a rematch the automatic pairing would never make), then play round 1
     services.tournament_pairing_set(tournament_id=tournament.pk, by=organiser, round=2, tables=[[d, a], [c, b]])

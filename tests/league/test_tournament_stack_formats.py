@@ -195,6 +195,9 @@ def test_a_round_deadline_is_forfeited_by_beat(stack, players):
     assert board["decided_by"] == "double_forfeit" and board["result"] == "0-0"  # nobody moved
     game = fetch(organiser, f"/api/games/{board['game']}")
     assert game["status"] == "finished"
+    last = fetch(organiser, f"/api/games/{board['game']}/events")[-1]  # a system resign that says why
+    assert (last["kind"], last["data"]) == ("system", {"type": "resign", "seat": 0, "reason": "round deadline"})
+    assert fetch(organiser, f"/api/games/{board['game']}/verification")["ok"] is True
     final = fetch(organiser, f"/api/tournaments/{tid}/standings")["standings"]
     assert [row["points"] for row in final] == [0, 0]
 
