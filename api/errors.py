@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from django.db import DataError
 from django.http import Http404, JsonResponse
 from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
@@ -67,6 +68,18 @@ def exception_handler(exc, context):
         return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, Http404):
         return Response(error_body("not_found", "no such object"), status=status.HTTP_404_NOT_FOUND)
+    if isinstance(exc, DataError):
+        # The last net for input the guards (api/guards.py) cannot see, such as a JSON string in a
+        # form field that parses to infinity: PostgreSQL refused a value. The service's transaction
+        # has rolled back, so nothing was stored; the client can fix the value.
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        log.warning(
+            "refused unstorable input at %s: %s", context["request"].path if context.get("request") else "", reason
+        )
+        message = (
+            f"a value could not be stored ({reason}); check for NUL characters, numbers out of range, or text too long"
+        )
+        return Response(error_body("unstorable_value", message), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         summary = "; ".join(f"{key}: {' '.join(messages)}" for key, messages in fields.items())

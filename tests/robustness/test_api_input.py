@@ -210,3 +210,22 @@ def test_a_running_match_has_no_result_and_the_schema_allows_it(oya):
     assert oya.get(f"/api/matches/{response.json()['id']}").json()["result"] is None
     schema = APIClient().get("/api/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     assert schema["components"]["schemas"]["Match"]["properties"]["result"].get("nullable") is True
+
+
+@pytest.mark.parametrize("kind", ["form", "multipart"])
+def test_a_form_field_holding_json_postgres_refuses_is_a_400_and_nothing_is_stored(oya, game, kind):
+    """DRF parses a JSON field sent as a form value itself (past the JSON parser's guard), and
+    json.loads reads 1e999 as infinity, which jsonb refuses: the DataError is the last net."""
+    before = Submission.objects.count()
+    data = {"move": '{"type": "commit_card", "card": "7S", "x": 1e999}', "idempotency_key": f"form-{kind}"}
+    if kind == "form":
+        from urllib.parse import urlencode
+
+        response = oya.generic(
+            "POST", f"/api/games/{game}/moves", urlencode(data), content_type="application/x-www-form-urlencoded"
+        )
+    else:
+        response = oya.post(f"/api/games/{game}/moves", data, format="multipart")
+    refused(response, 400, "unstorable_value")
+    assert Submission.objects.count() == before
+    assert oya.get(f"/api/games/{game}").status_code == 200  # the connection is usable afterwards
