@@ -28,6 +28,7 @@ class BotResult:
     submitted: int = 0
     accepted: int = 0
     rejected: int = 0
+    pending: int = 0  # no verdict within ``wait``: the move may still have been accepted later
     rejections: Counter = field(default_factory=Counter)
     messages: int = 0
     views: int = 0  # state reads (heuristic bots: one per decision)
@@ -136,6 +137,7 @@ class Bot:
             if submission["status"] == "accepted":
                 result.accepted += 1
                 return submission["event_seq"]
+            result.pending += 1
             return None  # still pending: the stream tells what happened next
         return None
 

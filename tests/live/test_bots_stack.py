@@ -91,7 +91,8 @@ def test_bots_play_every_game_from_the_streams(stack, case):
     assert all(r.finished and r.outcome == final["outcome"] for r in results), case
     assert [r.seat for r in results] == list(range(players))
     moves = [e for e in clients[0].events(game["id"]) if e["kind"] == "move"]
-    assert sum(r.accepted for r in results) == len(moves) > 0
+    accepted, pending = sum(r.accepted for r in results), sum(r.pending for r in results)
+    assert 0 < accepted <= len(moves) <= accepted + pending, (case, accepted, pending, len(moves))
     assert results[0].accepted > 0 and results[0].views > 0, "the heuristic bot never decided anything"
     assert clients[0].verification(game["id"])["ok"]
     # From the streams alone: a random bot reads only its stream and submits moves; a heuristic

@@ -88,7 +88,8 @@ def test_random_bots_play_a_whole_game_from_the_streams_alone(stack, engine):
     assert all(r.finished and r.outcome == final["outcome"] for r in results)
     assert [r.seat for r in results] == [0, 1]
     moves = [e for e in oya.events(game["id"]) if e["kind"] == "move"]
-    assert sum(r.accepted for r in results) == len(moves) > 0
+    accepted, pending = sum(r.accepted for r in results), sum(r.pending for r in results)
+    assert 0 < accepted <= len(moves) <= accepted + pending  # pending: no verdict within the bot's wait
     assert {e["seat"] for e in moves} == {0, 1}
     assert oya.verification(game["id"])["ok"]
     # From the streams alone: the bots only read their game stream and submitted moves.
