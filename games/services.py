@@ -536,7 +536,10 @@ def _resign_marked(game: Game, engine: Engine, state, seat: int, reason: str, *,
         try:
             return _settle(game, engine, _append(game, engine, state, event))
         except RuleError as error:
-            log.debug("game %s: the engine refused %s of seat %s: %s", game.pk, event, seat, error.code)
+            # A refused move (it was among the legal moves) is a surprise; a refused resign means the
+            # seat had already left, which a forfeit of every seat meets in the normal course.
+            level = logging.WARNING if event["kind"] == "move" else logging.DEBUG
+            log.log(level, "game %s: the engine refused %s of seat %s: %s", game.pk, event, seat, error.code)
     return None
 
 
