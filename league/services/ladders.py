@@ -11,14 +11,15 @@ from django.utils import timezone
 
 from games.engines import get_engine
 from games.engines.base import RuleError
-from games.services import ServiceError, game_create
+from games.models import Game
+from games.services import ServiceError, game_advance, game_create, game_forfeit
 
 from ..models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match
 from ..scoring import ladder as rules
 from .challenges import admit_bots, decide_forfeit, open_challenges, void_challenge
 from .clubs import is_member, is_organiser, require_member, require_organiser
 from .log import event_append, iso, ladder_lock, projection_of, projection_rebuild
-from .matches import check_spec, current_game, match_start
+from .matches import check_spec, match_start
 from .results import record_game
 
 
@@ -258,13 +259,27 @@ def ladders_sweep(*, now: datetime | None = None) -> int:
     return sum(ladder_sweep(ladder_id=ladder_id, now=now) for ladder_id in sorted(due))
 
 
-def _play_fault(challenge: Challenge) -> set[int]:
-    """The players the challenge's current game is waiting for."""
-    game = current_game(challenge.match) if challenge.match_id else challenge.game
+PLAY_BY_DATE = "play-by date"  # the reasons a challenge's game record gives for its forced end
+CHALLENGE_VOID = "challenge void"
+
+
+def _current_game(challenge: Challenge) -> Game | None:
+    """The challenge's game, or its match's latest game, read afresh."""
+    if challenge.match_id:
+        link = LeagueGame.objects.filter(match_id=challenge.match_id).order_by("-number").first()
+        game_id = link.game_id if link else None
+    else:
+        game_id = challenge.game_id
+    return Game.objects.filter(pk=game_id).first() if game_id else None
+
+
+def _play_fault(game: Game | None) -> tuple[set[int], dict[int, int]]:
+    """The players the challenge's current game is waiting for, and its seats by user id."""
     if game is None or game.is_finished:
-        return set()
-    seats = dict(game.seats.values_list("index", "user_id"))
-    return {seats[seat] for seat in game.actors}
+        return set(), {}
+    seats = dict(game.seats.values_list("user_id", "index"))
+    by_seat = {index: user for user, index in seats.items()}
+    return {by_seat[seat] for seat in game.actors or []}, seats
 
 
 @transaction.atomic
@@ -304,20 +319,45 @@ def ladder_sweep(*, ladder_id, now: datetime | None = None) -> int:
 
 
 def _play_deadline(ladder: Ladder, challenge: Challenge, now: datetime) -> None:
-    # A game that finished but whose result task has not run yet is recorded first: the result
-    # was reached in time, whatever the worker's lag.
+    """Decide an accepted challenge whose play-by date has passed (ladder and challenge locked).
+
+    Moves received before the play-by date but not yet applied by a worker are applied first
+    (``games.services.game_advance``); a game finished by then - or earlier, its result task not yet
+    run - is recorded as played, and that result decides the challenge (or plays the match on).
+    Otherwise the side the current game waits for forfeits (both or neither: void), and the game is
+    ended by ``games.services.game_forfeit``: a system resign of the losing side's seat marked
+    "play-by date" (void: every seat in seat order, marked "challenge void") - never a submission on a
+    player's behalf. A match stops (abandoned) without counting that game. The ended game is taken in
+    here, so the ``game_finished`` task that follows finds it recorded and adds nothing to the log.
+    """
+    cutoff = challenge.play_by
+    game = _current_game(challenge)
+    if game is not None and game.status == Game.Status.RUNNING:
+        game_advance(game_id=game.pk, received_before=cutoff)
     pending = LeagueGame.objects.select_for_update(of=("self",)).filter(
-        challenge=challenge, recorded=False, game__status="finished"
+        challenge=challenge, recorded=False, game__status=Game.Status.FINISHED
     )
     for link in pending.select_related("game").order_by("number"):
         record_game(ladder, link, now=now)
     challenge.refresh_from_db()
     if challenge.status != Challenge.Status.ACCEPTED:
         return
-    fault = _play_fault(challenge)
-    if fault == {challenge.defender_id}:
-        decide_forfeit(ladder, challenge, loser_id=challenge.defender_id, reason="not_played", now=now)
-    elif fault == {challenge.challenger_id}:
-        decide_forfeit(ladder, challenge, loser_id=challenge.challenger_id, reason="not_played", now=now)
+    game = _current_game(challenge)
+    fault, seats = _play_fault(game)
+    if fault in ({challenge.defender_id}, {challenge.challenger_id}):
+        (loser,) = fault
+        decide_forfeit(ladder, challenge, loser_id=loser, reason="not_played", now=now)
+        forfeited, reason = [seats[loser]], PLAY_BY_DATE
     else:
         void_challenge(ladder, challenge, reason="not played by the deadline", now=now)
+        forfeited, reason = sorted(seats.values()), CHALLENGE_VOID
+    if challenge.match_id:
+        Match.objects.filter(pk=challenge.match_id, status=Match.Status.RUNNING).update(
+            status=Match.Status.ABANDONED, finished_at=now
+        )
+    if game is None or game.status != Game.Status.RUNNING:
+        return
+    game_forfeit(game_id=game.pk, seats=forfeited, reason=reason, now=cutoff)
+    link = LeagueGame.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game.pk)
+    if not link.recorded:
+        record_game(ladder, link, now=now)  # the challenge is decided: this records, and decides, nothing
