@@ -144,3 +144,20 @@ def test_a_match_past_its_play_by_date_is_abandoned_and_its_current_game_ended(d
     assert not LeagueGame.objects.filter(match=match, number=2).exists()  # no further game
     assert [e.kind for e in decisions(ladder)] == [rules.FORFEIT]
     assert services.ladder_verify(ladder=ladder)["ok"]
+
+
+def test_a_match_whose_deciding_game_ended_in_time_is_decided_by_the_match(duel, clock):
+    ladder, challenge, top, low = duel(match={"format": "best_of", "target": 3})
+    match = challenge.match
+    finish_game(LeagueGame.objects.get(match=match, number=0).game_id, loser=top, now=clock.advance(hours=1))
+    second = LeagueGame.objects.get(match=match, number=1).game
+    submit(second, top, at=challenge.play_by - timedelta(seconds=1), move={"type": "resign"})
+    services.ladders_sweep(now=clock.advance(days=8))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.result == [[low.pk], [top.pk]]
+    challenge.refresh_from_db()
+    assert challenge.outcome == {"winner": low.pk, "reason": "match"}
+    assert not LeagueGame.objects.filter(match=match, number=2).exists()
+    assert services.league_game_finished(game_id=second.pk, now=clock.now) is False
+    (decision,) = decisions(ladder)
+    assert decision.kind == rules.RESULT and decision.payload["match"] == str(match.pk)
