@@ -67,7 +67,7 @@ class ClubLeagueListView(APIView):
     )
     def post(self, request, slug: str):
         """Organisers: found a league of a two-player game (settings: cycles, days_per_round,
-        divisions, promote, relegate, points, tiebreaks)."""
+        divisions, promote, relegate, points, tiebreaks, allow_bots)."""
         league = services.league_create(
             club_id=load_club(slug).pk, by=request.user, **valid(s.SeasonLeagueCreateSerializer, request)
         )
@@ -94,7 +94,8 @@ class LeagueDetailView(APIView):
 class LeaguePlayersView(APIView):
     @extend_schema(request=s.SeasonPlayerAddSerializer, responses={201: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def post(self, request, pk: int):
-        """Organisers: add a club member for the next season (newcomers join the bottom division)."""
+        """Organisers: add a club member for the next season (newcomers join the bottom division);
+        a bot account only if the league allows bots (403 ``bots_not_allowed``)."""
         username = valid(s.SeasonPlayerAddSerializer, request)["username"]
         league = load_league(pk)
         services.league_player_add(league_id=league.pk, by=request.user, user=load_user(username))

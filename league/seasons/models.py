@@ -35,6 +35,9 @@ class League(models.Model):
     points_draw = models.FloatField(default=1.0)
     points_loss = models.FloatField(default=0.0)
     tiebreaks = models.JSONField(default=list, blank=True, help_text="Tiebreak names in order of use.")
+    allow_bots = models.BooleanField(
+        default=False, help_text="May bot accounts be on the roster and play seasons (games.accounts.is_bot)."
+    )
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField()
 

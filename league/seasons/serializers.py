@@ -5,6 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.accounts import is_bot
+
 from . import scoring
 from .models import Fixture, League, Season
 
@@ -19,7 +21,7 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
         model = League
         fields = [
             "id", "club", "name", "engine", "game_config", "cycles", "days_per_round", "divisions", "promote",
-            "relegate", "points", "tiebreaks", "created_at", "roster", "seasons",
+            "relegate", "points", "tiebreaks", "allow_bots", "created_at", "roster", "seasons",
         ]  # fmt: skip
 
     @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
@@ -29,8 +31,13 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_roster(self, league) -> list[dict]:
         return [
-            {"username": entry.user.get_username(), "active": entry.active, "added_at": entry.added_at}
-            for entry in league.roster.select_related("user").order_by("added_at", "pk")
+            {
+                "username": entry.user.get_username(),
+                "bot": is_bot(entry.user),
+                "active": entry.active,
+                "added_at": entry.added_at,
+            }
+            for entry in league.roster.select_related("user__bot_account").order_by("added_at", "pk")
         ]
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
@@ -56,6 +63,9 @@ class SeasonLeagueCreateSerializer(serializers.Serializer):
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False, allow_null=True, default=None
     )
+    allow_bots = serializers.BooleanField(
+        required=False, default=False, help_text="May bot accounts join the roster and play (default false)."
+    )
 
 
 class SeasonLeagueUpdateSerializer(serializers.Serializer):
@@ -66,6 +76,9 @@ class SeasonLeagueUpdateSerializer(serializers.Serializer):
     relegate = serializers.IntegerField(required=False)
     points = serializers.JSONField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False)
+    allow_bots = serializers.BooleanField(
+        required=False, help_text="May bot accounts join the roster and play; from now on (see the README)."
+    )
 
 
 class SeasonPlayerAddSerializer(serializers.Serializer):

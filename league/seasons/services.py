@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from games.accounts import bot_ids
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
 from games.models import Game, Seat
@@ -106,7 +107,29 @@ def _check_settings(**given) -> dict:
                 + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
             )
         fields["tiebreaks"] = list(tiebreaks)
+    allow_bots = given.get("allow_bots")
+    if allow_bots is not None:
+        if not isinstance(allow_bots, bool):
+            raise ServiceError("invalid_allow_bots", "allow_bots is true (bot accounts may play) or false")
+        fields["allow_bots"] = allow_bots
     return fields
+
+
+def _refuse_bots(league: League, players) -> None:
+    """Refuse (403 ``bots_not_allowed``) to seat bot accounts among ``players`` in a league whose
+    organiser has not allowed bots - the same rule and code as ladders and tournaments."""
+    if league.allow_bots:
+        return
+    players = list(players)
+    bots = bot_ids(user.pk for user in players)  # one query for a whole season's divisions
+    bots = sorted(user.get_username() for user in players if user.pk in bots)
+    if bots:
+        raise ServiceError(
+            "bots_not_allowed",
+            f"this league does not take bot accounts ({', '.join(bots)}); an organiser may allow them "
+            '(PATCH the league with {"allow_bots": true}) or take them off the roster',
+            status=403,
+        )
 
 
 @transaction.atomic
@@ -125,6 +148,7 @@ def league_create(
     points: dict | None = None,
     tiebreaks: list[str] | None = None,
     now: datetime | None = None,
+    allow_bots: bool = False,
 ) -> League:
     """An organiser of the club founds a league of a two-player game; seasons start later."""
     now = now or timezone.now()
@@ -152,6 +176,7 @@ def league_create(
         relegate=relegate,
         points=scoring.Points() if points is None else points,
         tiebreaks=list(scoring.DEFAULT_TIEBREAKS) if tiebreaks is None else tiebreaks,
+        allow_bots=allow_bots,
     )
     if League.objects.filter(club_id=club_id, name=name).exists():
         raise ServiceError("league_exists", f"this club has a league called {name!r} already", status=409)
@@ -178,10 +203,12 @@ def league_update(
     relegate: int | None = None,
     points: dict | None = None,
     tiebreaks: list[str] | None = None,
+    allow_bots: bool | None = None,
 ) -> League:
     """An organiser changes settings (None: unchanged). They apply from the next season on: a
     running season keeps the copy it started with, and the promotion and relegation into the next
-    season follow the rules the last season was played under."""
+    season follow the rules the last season was played under. Turning ``allow_bots`` off leaves bot
+    accounts on the roster, but no season starts with them until they are taken off."""
     league = _lock_league(league_id)
     require_organiser(league.club_id, by)
     checked = _check_settings(
@@ -192,6 +219,7 @@ def league_update(
         relegate=relegate,
         points=points,
         tiebreaks=tiebreaks,
+        allow_bots=allow_bots,
     )
     for field, value in checked.items():
         setattr(league, field, value)
@@ -202,10 +230,12 @@ def league_update(
 # ---- the roster -------------------------------------------------------------------------------
 @transaction.atomic
 def league_player_add(*, league_id, by, user, now: datetime | None = None) -> LeaguePlayer:
-    """An organiser adds a club member for the next season (a newcomer starts in the bottom division)."""
+    """An organiser adds a club member for the next season (a newcomer starts in the bottom division);
+    a bot account only if the league allows bots."""
     now = now or timezone.now()
     league = _lock_league(league_id)
     require_organiser(league.club_id, by)
+    _refuse_bots(league, [user])
     if not is_member(league.club_id, user):
         raise ServiceError(
             "not_a_club_member", f"{user.get_username()} is not a member of this club; invite them first"
@@ -277,7 +307,8 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
     for the first season, the roster in the order players were added, cut into ``league.divisions``
     even tiers; after that, the last season's final tables with promotion and relegation
     (``scoring.next_divisions``): removed players and players who left the club drop out,
-    newcomers join the bottom division. The previous season must be closed.
+    newcomers join the bottom division. The previous season must be closed. A bot account in the
+    divisions is refused (403 ``bots_not_allowed``) unless the league allows bots now.
     """
     now = now or timezone.now()
     league = _lock_league(league_id)
@@ -293,6 +324,7 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
         plan = _explicit_plan(league, divisions, last)
     else:
         plan = selectors.next_season_plan(league=league).divisions
+    _refuse_bots(league, [user for division in plan for user, _ in division])
     for tier, division in enumerate(plan, start=1):
         if len(division) < 2:
             raise ServiceError(

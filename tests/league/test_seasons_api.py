@@ -206,3 +206,37 @@ def test_the_schema_documents_the_league_routes(club_with):
         "/api/fixtures/{id}/correction",
     ):
         assert path in schema["paths"], path
+
+
+def test_bots_join_a_league_only_when_its_organiser_allows_them(club_with, clock):
+    from games.accounts import account_create
+    from league import services as league_services
+
+    club, organiser, (person,) = club_with(1)
+    bot, _token = account_create(username="robo", password="a-long-pass-1", bot=True)
+    league_services.membership_invite(club_id=club.pk, by=organiser, user=bot, now=clock.now)
+    league_services.membership_join(club_id=club.pk, by=bot, now=clock.now)
+    org, mem = client_for(organiser), client_for(person)
+    created = org.post(f"/api/clubs/{club.slug}/leagues", {**BODY, "divisions": 1}, format="json")
+    assert created.status_code == 201 and created.json()["allow_bots"] is False
+    detail = f"/api/leagues/{created.json()['id']}"
+    players = f"{detail}/players"
+    error(org.post(players, {"username": "robo"}, format="json"), 403, "bots_not_allowed")
+    assert org.post(players, {"username": person.username}, format="json").status_code == 201
+
+    error(mem.patch(detail, {"allow_bots": True}, format="json"), 403, "not_organiser")
+    error(org.patch(detail, {"allow_bots": "maybe"}, format="json"), 400, "invalid")
+    allowed = org.patch(detail, {"allow_bots": True}, format="json")
+    assert allowed.status_code == 200 and allowed.json()["allow_bots"] is True
+    assert org.patch(detail, {"promote": 1}, format="json").json()["allow_bots"] is True
+    added = org.post(players, {"username": "robo"}, format="json")
+    assert added.status_code == 201, added.content
+    assert [(p["username"], p["bot"]) for p in added.json()["roster"]] == [(person.username, False), ("robo", True)]
+
+    off = org.patch(detail, {"allow_bots": False}, format="json")
+    assert off.status_code == 200 and off.json()["allow_bots"] is False
+    error(org.post(f"{detail}/seasons", {}, format="json"), 403, "bots_not_allowed")
+    assert org.patch(detail, {"allow_bots": True}, format="json").status_code == 200
+    started = org.post(f"{detail}/seasons", {}, format="json")
+    assert started.status_code == 201, started.content
+    assert {p["username"] for p in started.json()["divisions"][0]["players"]} == {person.username, "robo"}

@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from games import services as game_services
+from games.accounts import account_create
 from games.engines import get_engine
 from games.models import Game, Submission
 from games.services import ServiceError
@@ -342,3 +343,59 @@ def test_beat_and_the_embedded_timer_both_run_the_season_sweep(club_with, clock,
     scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
     fixture = season.fixtures.get()
     assert (fixture.result, fixture.method) == ("double_forfeit", "forfeit")
+
+
+def make_bot_member(club, organiser, clock, username="robo"):
+    bot, _token = account_create(username=username, password="a-long-pass-1", bot=True)
+    league_services.membership_invite(club_id=club.pk, by=organiser, user=bot, now=clock.now)
+    league_services.membership_join(club_id=club.pk, by=bot, now=clock.now)
+    return bot
+
+
+def test_bot_accounts_play_only_in_leagues_that_allow_bots(club_with, clock):
+    club, organiser, (a, b, c) = club_with(3)
+    bot = make_bot_member(club, organiser, clock)
+    league = make_league(club, organiser, clock)
+    assert league.allow_bots is False
+    enrol(league, organiser, (a, b), clock)  # people are unaffected by the setting
+    with pytest.raises(ServiceError) as refused:
+        services.league_player_add(league_id=league.pk, by=organiser, user=bot, now=clock.now)
+    assert (refused.value.code, refused.value.status) == ("bots_not_allowed", 403) and "robo" in refused.value.message
+    assert not league.roster.filter(user=bot).exists()
+
+    with pytest.raises(ServiceError) as refused:
+        services.league_update(league_id=league.pk, by=organiser, allow_bots="yes")
+    assert refused.value.code == "invalid_allow_bots" and refused.value.status == 400
+    assert services.league_update(league_id=league.pk, by=organiser, allow_bots=True).allow_bots is True
+    services.league_player_add(league_id=league.pk, by=organiser, user=bot, now=clock.now)
+    assert services.league_update(league_id=league.pk, by=organiser, promote=1).allow_bots is True  # None: unchanged
+
+    # Bots turned off again: the bot stays on the roster but no season is started with it, by
+    # either the automatic plan or divisions the organiser lists; a person is still added.
+    services.league_update(league_id=league.pk, by=organiser, allow_bots=False)
+    services.league_player_add(league_id=league.pk, by=organiser, user=c, now=clock.now)
+    for divisions in (None, [[a, bot]]):
+        with pytest.raises(ServiceError) as refused:
+            services.season_start(league_id=league.pk, by=organiser, divisions=divisions, now=clock.now)
+        assert (refused.value.code, refused.value.status) == ("bots_not_allowed", 403)
+    assert not Season.objects.filter(league=league).exists() and not Game.objects.exists()
+    season = services.season_start(league_id=league.pk, by=organiser, divisions=[[a, b, c]], now=clock.now)
+    assert tiers(season) == [[a.username, b.username, c.username]]
+    services.season_close(season_id=season.pk, by=organiser, now=clock.now)
+
+    services.league_update(league_id=league.pk, by=organiser, allow_bots=True)
+    season = services.season_start(league_id=league.pk, by=organiser, now=clock.now)
+    assert bot.username in tiers(season)[0]
+    assert season.fixtures.filter(home=bot).exists() or season.fixtures.filter(away=bot).exists()
+
+
+def test_a_league_created_allowing_bots_takes_them(club_with, clock):
+    club, organiser, (a,) = club_with(1)
+    bot = make_bot_member(club, organiser, clock)
+    with pytest.raises(ServiceError) as refused:
+        make_league(club, organiser, clock, allow_bots=1)
+    assert refused.value.code == "invalid_allow_bots"
+    league = make_league(club, organiser, clock, allow_bots=True)
+    enrol(league, organiser, (a, bot), clock)
+    season = services.season_start(league_id=league.pk, by=organiser, now=clock.now)
+    assert sorted(tiers(season)[0]) == sorted([a.username, bot.username])
