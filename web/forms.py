@@ -1,4 +1,4 @@
-"""Forms of the web pages: signing up and starting a game."""
+"""Forms of the web pages: signing up, starting a game, and a club's new tournament or league."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
+from league.services.tournament_settings import SETTINGS
 
 from .names import game_name
 
@@ -69,3 +70,102 @@ class NewGameForm(forms.Form):
             raise forms.ValidationError(_("No such player: %(names)s") % {"names": ", ".join(missing)})
         data["opponent_users"] = [users[name] for name in names]
         return data
+
+
+# ---- club organisers: a new tournament or seasonal league ----------------------------------
+# These forms only read the browser's text into numbers and flags; the services check every value
+# (engine, format, rounds, settings) and their refusal comes back to the club page as ``code: message``.
+# Mature games are left out of the lists: both services refuse them (``mature_not_supported``).
+TOURNAMENT_FORMATS = (
+    ("round_robin", _("round robin")),
+    ("swiss", _("Swiss")),
+    ("multi_swiss", _("Swiss for tables of 3-6")),
+    ("single_elimination", _("single elimination")),
+    ("double_elimination", _("double elimination")),
+    ("groups_playoff", _("groups, then a playoff")),
+)
+
+
+def organiser_engines(*, two_player: bool) -> list[tuple[str, str]]:
+    """The engines a club event may be of: not mature; for ``two_player`` only those two can play."""
+    return [
+        (engine.slug, game_name(engine.slug))
+        for engine in all_engines()
+        if not engine.mature and (not two_player or engine.min_seats <= 2 <= engine.max_seats)
+    ]
+
+
+def _engine_field() -> forms.CharField:
+    # A CharField drawn as a list: a value not on the list reaches the service, which names it.
+    return forms.CharField(label=_("Game"), max_length=40, widget=forms.Select)
+
+
+class NewTournamentForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=100)
+    engine = _engine_field()
+    format = forms.CharField(label=_("Format"), max_length=40, widget=forms.Select(choices=TOURNAMENT_FORMATS))
+    rounds = forms.IntegerField(label=_("Rounds (Swiss)"), required=False, help_text=_("Empty: as many as needed."))
+    cycles = forms.IntegerField(label=_("Cycles (round robin)"), initial=1, required=False)
+    round_deadline_hours = forms.IntegerField(
+        label=_("Round deadline (hours)"), required=False, help_text=_("Empty: no deadline.")
+    )
+    third_place = forms.BooleanField(label=_("Third-place match"), required=False)
+    grand_final_reset = forms.BooleanField(label=_("Grand final reset"), required=False, initial=True)
+    groups = forms.IntegerField(label=_("Groups"), required=False)
+    advance = forms.IntegerField(label=_("Advance per group"), required=False)
+    allow_bots = forms.BooleanField(label=_("Allow bot accounts"), required=False)
+    check_in = forms.BooleanField(label=_("Check-in before the start"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["engine"].widget.choices = organiser_engines(two_player=False)
+
+    def service_arguments(self) -> dict:
+        """The keyword arguments of ``tournament_create`` (after ``is_valid``): the checkboxes of the
+        settings the format takes, and numbers only where the organiser wrote one."""
+        data = self.cleaned_data
+        format = data["format"]
+        settings: dict = {}
+        if data.get("round_deadline_hours") is not None:
+            settings["round_deadline_seconds"] = data["round_deadline_hours"] * 3600
+        for flag in ("third_place", "grand_final_reset", "allow_bots", "check_in"):
+            if format in SETTINGS[flag]:
+                settings[flag] = data[flag]
+        for key in ("groups", "advance"):
+            if data.get(key) is not None:
+                settings[key] = data[key]
+        return {
+            "name": data["name"],
+            "engine": data["engine"],
+            "format": format,
+            "rounds": data.get("rounds"),
+            "cycles": 1 if data.get("cycles") is None else data["cycles"],
+            "settings": settings,
+        }
+
+
+class NewLeagueForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=100)
+    engine = _engine_field()
+    divisions = forms.IntegerField(label=_("Divisions"), initial=1, required=False)
+    promote = forms.IntegerField(label=_("Promoted per division"), initial=2, required=False)
+    relegate = forms.IntegerField(label=_("Relegated per division"), initial=2, required=False)
+    cycles = forms.IntegerField(
+        label=_("Cycles"), initial=1, required=False, help_text=_("1: single round robin, 2: double.")
+    )
+    days_per_round = forms.IntegerField(label=_("Days per round"), initial=7, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["engine"].widget.choices = organiser_engines(two_player=True)
+
+    def service_arguments(self) -> dict:
+        """The keyword arguments of ``league_create`` (after ``is_valid``): an empty number keeps the
+        service's default."""
+        return {key: value for key, value in self.cleaned_data.items() if value is not None}
+
+
+def form_refusal(form: forms.Form) -> tuple[str, str]:
+    """The first field error of a form that did not parse, as a service would say it: (code, message)."""
+    field, errors = next(iter(form.errors.items()))
+    return (f"invalid_{field}" if field != "__all__" else "invalid_form", f"{field}: {' '.join(errors)}")

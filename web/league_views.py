@@ -1,7 +1,8 @@
 """League pages: clubs, a club with its members, ladders, tournaments and leagues, a ladder, a player's profile.
 
 Reads go through ``league.selectors``; the few forms here (join a club, invite, join a ladder,
-challenge, answer a challenge) call ``league.services``, which check who may do what, and come
+challenge, answer a challenge; an organiser's new tournament and new league are posted to
+``tournament_views`` and ``season_views``) call ``league.services``, which check who may do what, and come
 back to the page with the service's message when it refuses (post, redirect, get).
 """
 
@@ -21,6 +22,7 @@ from league.seasons.models import DivisionPlayer
 from league.services.clubs import membership_of
 
 from .charts import rating_chart
+from .forms import NewLeagueForm, NewTournamentForm
 
 # The services' codes a visitor can cause from these pages, in words of the active language;
 # any other refusal shows the service's own (English) message after its code.
@@ -64,6 +66,9 @@ def club_page(request, slug):
         "organiser": services.is_organiser(club, viewer),
         "roles": Membership.Role.choices,
     }
+    if context["organiser"]:
+        context["tournament_form"] = NewTournamentForm(auto_id="tournament-%s")
+        context["league_form"] = NewLeagueForm(auto_id="league-%s")
     return render(request, "web/club.html", context)
 
 

@@ -21,6 +21,7 @@ from league.seasons import scoring, selectors, services
 from league.seasons.models import Fixture, Season
 
 from .brackets import points_text
+from .forms import NewLeagueForm, form_refusal
 from .league_views import _not_found
 from .tournament_views import REFUSALS as TOURNAMENT_REFUSALS
 
@@ -226,3 +227,24 @@ def season_action(request, pk, action):
     else:
         messages.success(request, done)
     return redirect("web:season", pk=season.pk)
+
+
+# ---- a new league, from the club page -------------------------------------------------------------
+@login_required
+@require_POST
+def league_new(request, slug):
+    """An organiser's "New league" form on the club page: ``league_create``; the new league's page,
+    or back to the club with the refusal."""
+    club = club_selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    form = NewLeagueForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise club_services.ServiceError(*form_refusal(form))
+        league = services.league_create(club_id=club.pk, by=request.user, **form.service_arguments())
+    except club_services.ServiceError as error:
+        _refused(request, error)
+        return redirect("web:club", slug=club.slug)
+    messages.success(request, _("The league is founded; add players, then start its first season."))
+    return redirect("web:league", pk=league.pk)

@@ -25,6 +25,7 @@ from league.scoring import elimination
 from league.scoring import standings as tiebreak_rules
 
 from . import brackets
+from .forms import NewTournamentForm, form_refusal
 from .league_views import REFUSALS as CLUB_REFUSALS
 from .league_views import _not_found
 
@@ -349,4 +350,25 @@ def tournament_action(request, pk, action):
         _refused(request, error)
     else:
         messages.success(request, done)
+    return redirect("web:tournament", pk=tournament.pk)
+
+
+# ---- a new tournament, from the club page -------------------------------------------------------
+@login_required
+@require_POST
+def tournament_new(request, slug):
+    """An organiser's "New tournament" form on the club page: ``tournament_create`` with the form's
+    settings; the new tournament's page, or back to the club with the refusal."""
+    club = selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    form = NewTournamentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise services.ServiceError(*form_refusal(form))
+        tournament = services.tournament_create(club_id=club.pk, by=request.user, **form.service_arguments())
+    except services.ServiceError as error:
+        _refused(request, error)
+        return redirect("web:club", slug=club.slug)
+    messages.success(request, _("The tournament is open for entries."))
     return redirect("web:tournament", pk=tournament.pk)

@@ -14,7 +14,7 @@ from django.test import Client
 from games import services as game_services
 from league import services
 from league.seasons import services as season_services
-from league.seasons.models import Fixture, Season
+from league.seasons.models import Fixture, League, Season
 
 pytestmark = pytest.mark.django_db
 
@@ -210,3 +210,74 @@ def test_the_season_page_reads_a_fixed_number_of_queries(league):
             assert Client().get(f"/seasons/{season.pk}/").status_code == 200
         counts.append(len(queries.captured_queries))
     assert counts[0] == counts[1] <= 12, counts
+
+
+# ---- the organiser's "New league" form on the club page ---------------------------------------------
+NEW_LEAGUE = {
+    "name": "Spring League",
+    "engine": "nine-card",
+    "divisions": "3",
+    "promote": "1",
+    "relegate": "2",
+    "cycles": "2",
+    "days_per_round": "5",
+}
+
+
+def test_new_league_form_only_for_organisers(league):
+    _, organiser, members = league
+    page = client_of(organiser).get("/clubs/go-club/").content.decode()
+    form = re.search(r'<section class="panel" id="new-league">.*?</section>', page, re.S).group(0)
+    assert 'action="/clubs/go-club/leagues/new"' in form
+    for field in ("name", "engine", "divisions", "promote", "relegate", "cycles", "days_per_round"):
+        assert f'name="{field}"' in form
+    assert 'value="nine-card"' in form and 'value="1234"' in form  # two players among others
+    assert 'value="turn-thief"' not in form and 'value="kazekami-kyoko"' not in form  # four players only; mature
+    member_page = client_of(members[0]).get("/clubs/go-club/").content.decode()
+    assert 'id="new-league"' not in member_page and "leagues/new" not in member_page
+
+
+def test_new_league_through_the_service(league):
+    winter, organiser, _ = league
+    response = client_of(organiser).post("/clubs/go-club/leagues/new", NEW_LEAGUE)
+    spring = League.objects.get(club=winter.club, name="Spring League")
+    assert response.status_code == 302 and response["Location"] == f"/leagues/{spring.pk}/"
+    assert (spring.engine, spring.divisions, spring.promote, spring.relegate) == ("nine-card", 3, 1, 2)
+    assert (spring.cycles, spring.days_per_round, spring.created_by) == (2, 5, organiser)
+    assert "Spring League" in client_of(organiser).get(f"/leagues/{spring.pk}/").content.decode()
+    client_of(organiser).post("/clubs/go-club/leagues/new", {"name": "Plain", "engine": "1234", "divisions": ""})
+    plain = League.objects.get(club=winter.club, name="Plain")  # empty numbers: the service's defaults
+    assert (plain.engine, plain.divisions, plain.promote, plain.cycles, plain.days_per_round) == ("1234", 1, 2, 1, 7)
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"engine": "no-such-game"}, "unknown_game"),
+        ({"engine": "turn-thief"}, "bad_seat_count"),
+        ({"divisions": "0"}, "invalid_divisions"),
+        ({"cycles": "3"}, "invalid_cycles"),
+        ({"days_per_round": "0"}, "invalid_days_per_round"),
+        ({"promote": "-1"}, "invalid_promotion"),
+        ({"name": "Winter League"}, "league_exists"),
+        ({"divisions": "two"}, "invalid_divisions"),
+    ],
+)
+def test_new_league_refusals_come_back_with_their_code(league, fields, code):
+    winter, organiser, _ = league
+    client = client_of(organiser)
+    response = client.post("/clubs/go-club/leagues/new", {**NEW_LEAGUE, **fields})
+    assert response.status_code == 302 and response["Location"] == "/clubs/go-club/"
+    assert f"{code}: " in client.get("/clubs/go-club/").content.decode()
+    assert League.objects.filter(club=winter.club).count() == 1
+
+
+def test_new_league_refused_to_a_member_and_in_japanese(league):
+    winter, organiser, members = league
+    client = client_of(members[0])
+    client.post("/clubs/go-club/leagues/new", NEW_LEAGUE)
+    assert "not_organiser: " in client.get("/clubs/go-club/").content.decode()
+    assert League.objects.filter(club=winter.club).count() == 1
+    page = client_of(organiser, "ja").get("/clubs/go-club/").content.decode()
+    form = re.search(r'<section class="panel" id="new-league">.*?</section>', page, re.S).group(0)
+    assert "新しいリーグ" in form and "New league" not in form and "Days per round" not in form

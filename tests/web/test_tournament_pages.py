@@ -446,3 +446,127 @@ def test_the_page_reads_a_fixed_number_of_queries(club, format):
             assert Client().get(f"/tournaments/{tournament.pk}/").status_code == 200
         counts.append(len(queries.captured_queries))
     assert counts[0] == counts[1] <= 12, counts
+
+
+# ---- the organiser's "New tournament" form on the club page ----------------------------------------
+def club_messages(client) -> str:
+    return client.get("/clubs/go-club/").content.decode()
+
+
+def test_new_tournament_form_only_for_organisers(club):
+    _, organiser, members = club
+    page = client_of(organiser).get("/clubs/go-club/").content.decode()
+    form = re.search(r'<section class="panel" id="new-tournament">.*?</section>', page, re.S).group(0)
+    assert 'action="/clubs/go-club/tournaments/new"' in form
+    for format in ("round_robin", "swiss", "multi_swiss", "single_elimination", "double_elimination", "groups_playoff"):
+        assert f'value="{format}"' in form
+    assert 'value="nine-card"' in form and 'value="turn-thief"' in form  # two-player and multiplayer engines
+    assert 'value="kazekami-kyoko"' not in form  # mature: tournament_create refuses it
+    for field in ("rounds", "cycles", "round_deadline_hours", "third_place", "grand_final_reset", "groups"):
+        assert f'name="{field}"' in form
+    assert 'name="allow_bots"' in form and 'name="check_in"' in form and 'name="advance"' in form
+    member_page = client_of(members[0]).get("/clubs/go-club/").content.decode()
+    assert 'id="new-tournament"' not in member_page and "tournaments/new" not in member_page
+    assert 'id="new-tournament"' not in Client().get("/clubs/go-club/").content.decode()
+
+
+def test_new_swiss_tournament_through_the_service(club):
+    club_, organiser, _ = club
+    client = client_of(organiser)
+    response = client.post(
+        "/clubs/go-club/tournaments/new",
+        {
+            "name": "Autumn Swiss",
+            "engine": "nine-card",
+            "format": "swiss",
+            "rounds": "4",
+            "cycles": "1",
+            "round_deadline_hours": "48",
+            "grand_final_reset": "on",  # ticked by default; a Swiss does not take it and leaves it out
+            "allow_bots": "on",
+        },
+    )
+    tournament = Tournament.objects.get(club=club_, name="Autumn Swiss")
+    assert response.status_code == 302 and response["Location"] == f"/tournaments/{tournament.pk}/"
+    assert (tournament.format, tournament.engine, tournament.rounds, tournament.cycles) == ("swiss", "nine-card", 4, 1)
+    assert tournament.created_by == organiser and tournament.status == "open"
+    assert tournament.settings["round_deadline_seconds"] == 48 * 3600
+    assert tournament.settings["allow_bots"] is True and tournament.settings["check_in"] is False
+    assert "grand_final_reset" not in tournament.settings and "third_place" not in tournament.settings
+
+
+def test_new_elimination_tournaments_take_their_settings(club):
+    club_, organiser, _ = club
+    client = client_of(organiser)
+    base = {"engine": "nine-card", "cycles": "1"}
+    client.post(
+        "/clubs/go-club/tournaments/new", {**base, "name": "KO", "format": "single_elimination", "third_place": "on"}
+    )
+    client.post(
+        "/clubs/go-club/tournaments/new", {**base, "name": "DE", "format": "double_elimination", "check_in": "on"}
+    )
+    client.post(
+        "/clubs/go-club/tournaments/new",
+        {**base, "name": "GP", "format": "groups_playoff", "groups": "3", "advance": "1", "third_place": "on"},
+    )
+    client.post("/clubs/go-club/tournaments/new", {**base, "name": "RR", "format": "round_robin", "cycles": "2"})
+    made = {t.name: t for t in Tournament.objects.filter(club=club_)}
+    assert made["KO"].settings["third_place"] is True
+    assert made["DE"].settings["grand_final_reset"] is False and made["DE"].settings["check_in"] is True
+    assert (made["GP"].settings["groups"], made["GP"].settings["advance"], made["GP"].settings["third_place"]) == (
+        3,
+        1,
+        True,
+    )
+    assert made["RR"].cycles == 2 and made["RR"].format == "round_robin"
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"engine": "no-such-game"}, "unknown_game"),
+        ({"rounds": "0"}, "invalid_rounds"),
+        ({"format": "knockout"}, "invalid_format"),
+        ({"format": "round_robin", "rounds": "3"}, "invalid_rounds"),
+        ({"format": "swiss", "cycles": "2"}, "invalid_cycles"),
+        ({"format": "swiss", "groups": "2"}, "invalid_settings"),
+        ({"round_deadline_hours": "9999"}, "invalid_settings"),
+        ({"rounds": "many"}, "invalid_rounds"),
+        ({"engine": "kazekami-kyoko"}, "mature_not_supported"),
+    ],
+)
+def test_new_tournament_refusals_come_back_with_their_code(club, fields, code):
+    club_, organiser, _ = club
+    client = client_of(organiser)
+    post = {"name": "Bad", "engine": "nine-card", "format": "swiss", "cycles": "1", **fields}
+    response = client.post("/clubs/go-club/tournaments/new", post)
+    assert response.status_code == 302 and response["Location"] == "/clubs/go-club/"
+    assert f"{code}: " in club_messages(client)
+    assert not Tournament.objects.filter(club=club_).exists()
+
+
+def test_new_tournament_refused_to_a_member(club):
+    club_, _, members = club
+    client = client_of(members[0])
+    response = client.post(
+        "/clubs/go-club/tournaments/new", {"name": "Mine", "engine": "nine-card", "format": "swiss", "cycles": "1"}
+    )
+    assert response["Location"] == "/clubs/go-club/"
+    assert "not_organiser: Only an organiser of this club may do this." in club_messages(client)
+    assert not Tournament.objects.filter(club=club_).exists()
+    assert Client().post("/clubs/go-club/tournaments/new", {"name": "x"}).status_code == 302  # to the login
+    assert client.get("/clubs/go-club/tournaments/new").status_code == 405
+    assert client.post("/clubs/no-club/tournaments/new", {}).status_code == 404
+
+
+def test_new_tournament_form_in_japanese(club):
+    _, organiser, _ = club
+    client = client_of(organiser, "ja")
+    page = client.get("/clubs/go-club/").content.decode()
+    form = re.search(r'<section class="panel" id="new-tournament">.*?</section>', page, re.S).group(0)
+    assert "新しい大会" in form and "スイス式" in form and "9(ナイン)カード" in form
+    assert "New tournament" not in form and "Rounds" not in form
+    client.post(
+        "/clubs/go-club/tournaments/new", {"name": "x", "engine": "nine-card", "format": "swiss", "rounds": "0"}
+    )
+    assert "invalid_rounds" in client.get("/clubs/go-club/").content.decode()
