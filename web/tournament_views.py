@@ -3,8 +3,9 @@ games), standings with tiebreak columns, and for the elimination formats a drawn
 
 Reads go through ``league.tournament_selectors`` (plus the entries and rounds, read here with
 ``select_related``); the forms (enter, check in, withdraw or drop, start, pair the next round,
-correct a result) call ``league.services``, which check who may do what, and come back to the page
-with the service's refusal as ``code: message`` (post, redirect, get).
+pair a Swiss round by hand, correct a result; on the club page, a new tournament) call
+``league.services``, which check who may do what, and come back to the page with the service's
+refusal as ``code: message`` (post, redirect, get).
 """
 
 from __future__ import annotations
@@ -232,6 +233,8 @@ def tournament_page(request, pk):
         "elimination": tournament.format in ELIMINATION,
         "bracket": _bracket(tournament, names) if tournament.format in ELIMINATION else None,
         "groups": _group_tables(tournament, names) if tournament.format == Format.GROUPS_PLAYOFF else [],
+        "manual_pairing": tournament.format in (Format.SWISS, Format.MULTI_SWISS)
+        and tournament.status != Tournament.Status.FINISHED,
     }
     return render(request, "web/tournament.html", context)
 
@@ -327,7 +330,37 @@ def _correct(request, tournament):
     return _("The result of round %(round)s, board %(board)s is corrected.") % {"round": number, "board": board}
 
 
+def parse_tables(text: str) -> list[list]:
+    """One line per board or table: usernames separated by spaces (or commas); a bye is a single
+    name. Usernames become users; an unknown name is refused."""
+    tables = []
+    for line in text.splitlines():
+        names = [name for name in re.split(r"[\s,]+", line) if name]
+        if not names:
+            continue
+        table = []
+        for username in names:
+            user = selectors.user_by_name(username)
+            if user is None:
+                raise services.ServiceError("no_such_player", f"no player called {username!r}")
+            table.append(user)
+        tables.append(table)
+    if not tables:
+        raise services.ServiceError("invalid_pairing", "write one board a line: alice bob (a bye: one name)")
+    return tables
+
+
+def _pairings(request, tournament):
+    number = _whole(request, "round")
+    tables = parse_tables(request.POST.get("tables") or "")
+    done = services.tournament_pairing_set(tournament_id=tournament.pk, by=request.user, round=number, tables=tables)
+    if done["planned"]:
+        return _("Round %(number)s will be paired as you wrote it.") % {"number": number}
+    return _("Round %(number)s is paired again as you wrote it.") % {"number": number}
+
+
 ACTIONS = {
+    "pairings": _pairings,
     "enter": _enter,
     "check-in": _check_in,
     "drop": _drop,

@@ -14,7 +14,7 @@ from django.utils import translation
 
 from games import services as game_services
 from league import services
-from league.models import Tournament, TournamentBoard
+from league.models import Tournament, TournamentBoard, TournamentRound
 
 pytestmark = pytest.mark.django_db
 
@@ -570,3 +570,61 @@ def test_new_tournament_form_in_japanese(club):
         "/clubs/go-club/tournaments/new", {"name": "x", "engine": "nine-card", "format": "swiss", "rounds": "0"}
     )
     assert "invalid_rounds" in client.get("/clubs/go-club/").content.decode()
+
+
+# ---- the organiser's manual pairing form (Swiss formats) ---------------------------------------------
+def boards_of(tournament, number: int) -> list[list[str]]:
+    names = {u.pk: u.username for u in get_user_model().objects.all()}
+    return [[names[pk] for pk in b.seat_ids] for b in tournament.boards.filter(round=number).order_by("number")]
+
+
+def test_manual_pairing_re_pairs_the_current_round_and_plans_the_next(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:5])
+    client = client_of(organiser)
+    form = re.search(r'<form [^>]*id="pairings">.*?</form>', page_of(client, tournament), re.S).group(0)
+    assert 'name="tables"' in form and 'value="2"' in form  # the next round by default
+    action = f"/tournaments/{tournament.pk}/pairings"
+    client.post(action, {"round": "1", "tables": "p0 p1\np2   p3\n\np4\n"})
+    assert sorted(boards_of(tournament, 1)) == [["p0", "p1"], ["p2", "p3"], ["p4"]]
+    assert "Round 1 is paired again as you wrote it." in page_of(client, tournament)
+    client.post(action, {"round": "2", "tables": "p0, p2\np1 p4\np3"})
+    assert "Round 2 will be paired as you wrote it." in page_of(client, tournament)
+    play_round(tournament)
+    assert tournament.current_round == 2
+    assert sorted(boards_of(tournament, 2)) == [["p0", "p2"], ["p1", "p4"], ["p3"]]
+
+
+@pytest.mark.parametrize(
+    ("tables", "code"),
+    [
+        ("p0 p1\np2 p3\nnobody", "no_such_player"),
+        ("p0 p1\np2 p3\np0", "invalid_pairing"),  # p0 twice, p4 missing
+        ("p0 p1\np2\np3\np4", "invalid_pairing"),  # three byes
+        ("\n \n", "invalid_pairing"),
+        ("p0 p1\np2 p3\np5", "unknown_player"),  # p5 has not entered
+    ],
+)
+def test_manual_pairing_refusals_come_back_with_their_code(club, tables, code):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members[:5])
+    client = client_of(organiser)
+    client.post(f"/tournaments/{tournament.pk}/pairings", {"round": "2", "tables": tables})
+    assert f"{code}: " in page_of(client, tournament)
+    assert not TournamentRound.objects.filter(tournament=tournament, number=2).exists()
+
+
+def test_manual_pairing_only_for_organisers_of_swiss(club):
+    club_, organiser, members = club
+    swiss = make(club_, organiser, members[:4])
+    assert 'id="pairings"' not in page_of(client_of(members[0]), swiss)
+    client = client_of(members[0])
+    client.post(f"/tournaments/{swiss.pk}/pairings", {"round": "2", "tables": "p0 p1\np2 p3"})
+    assert "not_organiser: " in page_of(client, swiss)
+    robin = make(club_, organiser, members[:4], format="round_robin")
+    assert 'id="pairings"' not in page_of(client_of(organiser), robin)
+    client = client_of(organiser)
+    client.post(f"/tournaments/{robin.pk}/pairings", {"round": "2", "tables": "p0 p1\np2 p3"})
+    assert "manual_pairing_not_supported: " in page_of(client, robin)
+    page = page_of(client_of(organiser, "ja"), swiss)
+    assert "ラウンドを手動で組み合わせる" in page and "Pair a round by hand" not in page
