@@ -97,13 +97,13 @@ def organiser_engines(*, two_player: bool) -> list[tuple[str, str]]:
 
 def _engine_field() -> forms.CharField:
     # A CharField drawn as a list: a value not on the list reaches the service, which names it.
-    return forms.CharField(label=_("Game"), max_length=40, widget=forms.Select)
+    return forms.CharField(label=_("Game"), widget=forms.Select)
 
 
 class NewTournamentForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=100)
     engine = _engine_field()
-    format = forms.CharField(label=_("Format"), max_length=40, widget=forms.Select(choices=TOURNAMENT_FORMATS))
+    format = forms.CharField(label=_("Format"), widget=forms.Select(choices=TOURNAMENT_FORMATS))
     rounds = forms.IntegerField(label=_("Rounds (Swiss)"), required=False, help_text=_("Empty: as many as needed."))
     cycles = forms.IntegerField(label=_("Cycles (round robin)"), initial=1, required=False)
     round_deadline_hours = forms.IntegerField(
