@@ -17,6 +17,18 @@ import requests
 from kifu.devstack import Stack
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run the real-stack tests after every in-process test (after pytest-django's own ordering).
+
+    The stack commits through its own processes, and the event store's triggers refuse DELETE and
+    TRUNCATE, so what a stack test stores stays in the test database for the rest of the session.
+    In-process tests run in a rolled-back transaction and may assert on whole tables ("nothing was
+    stored"); running them first keeps those assertions meaningful whatever the file order.
+    """
+    items.sort(key=lambda item: "stack" in getattr(item, "fixturenames", ()))  # stable: order kept within
+
+
 @pytest.fixture(scope="session")
 def stack(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.conf import settings
