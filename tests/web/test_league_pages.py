@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from league import services
 from league.models import Challenge, Membership
+from tests.web.accounts import client_of, user
 
 from ..league.conftest import finish_game
 
 pytestmark = pytest.mark.django_db
-
-
-def user(name: str):
-    return get_user_model().objects.create_user(username=name)
-
-
-def client_of(someone, language: str = "en") -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(someone)
-    return client
 
 
 @pytest.fixture

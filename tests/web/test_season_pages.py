@@ -8,25 +8,15 @@ import re
 import uuid
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import services as game_services
 from league import services
 from league.seasons import services as season_services
 from league.seasons.models import Fixture, League, Season
+from tests.web.accounts import client_of, user
 
 pytestmark = pytest.mark.django_db
-
-
-def user(name: str):
-    return get_user_model().objects.create_user(username=name)
-
-
-def client_of(someone, language: str = "en") -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(someone)
-    return client
 
 
 @pytest.fixture

@@ -15,18 +15,9 @@ from django.utils import translation
 from games import services as game_services
 from league import services
 from league.models import Tournament, TournamentBoard, TournamentRound
+from tests.web.accounts import client_of, user
 
 pytestmark = pytest.mark.django_db
-
-
-def user(name: str):
-    return get_user_model().objects.create_user(username=name)
-
-
-def client_of(someone, language: str = "en") -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE=language)
-    client.force_login(someone)
-    return client
 
 
 def page_of(client, tournament) -> str:
