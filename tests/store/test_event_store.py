@@ -157,11 +157,13 @@ def test_deadline_sweep_closes_only_overdue_windows(users):
 
 
 def test_verify_catches_an_edited_event(game, users, capsys):
-    submit(game, users[0], {"type": "commit_card", "card": hand(game, 0)[0]}, "k")
+    played = hand(game, 0)[0]
+    submit(game, users[0], {"type": "commit_card", "card": played}, "k")
     call_command("kifu", "verify", str(game.pk))
     assert "ok" in capsys.readouterr().out
+    forged = "QS" if played == "KS" else "KS"  # a real edit even when the random deal put KS first
     with pgtrigger.ignore("games.Event:event_append_only"):
-        Event.objects.filter(game=game, seq=2).update(payload={"type": "commit_card", "card": "KS"})
+        Event.objects.filter(game=game, seq=2).update(payload={"type": "commit_card", "card": forged})
     with pytest.raises(SystemExit) as exit_:
         call_command("kifu", "verify", str(game.pk))
     assert exit_.value.code == 1
