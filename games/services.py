@@ -1,8 +1,10 @@
-"""Every write to the event store: creating and joining games, submitting and applying moves.
+"""Game lifecycle and moves: creating, joining and starting games, submitting moves, advancing and
+forfeiting games, and the timers' sweeps.
 
-The order inside a write is always: lock the game row, run the engine, append events, update the
-head projection, and queue what leaves the process (timers, stream messages) with
-``transaction.on_commit`` - so nothing outside the database ever sees an uncommitted event.
+Every append goes through the event log (``games.eventlog``): lock the game row, run the engine,
+append events, update the head projection, and queue what leaves the process (timers, stream
+messages, verdicts) with ``transaction.on_commit`` - so nothing outside the database ever sees an
+uncommitted event.
 """
 
 from __future__ import annotations
@@ -18,28 +20,18 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import clocks
+from . import clocks, receipts
 from .engines import get_engine
 from .engines.base import Engine, RuleError
-from .engines.chance import ChanceStream
-from .models import Event, Game, MatureConsent, Seat, Submission
+from .errors import ServiceError
+from .eventlog import CLOCK_PREFIX, CLOCK_STATE, Appender, event_hash, running_seats
+from .eventlog import lock as _lock
+from .models import Game, MatureConsent, Seat, Submission
 from .records import canonical_json
 
 log = logging.getLogger("kifu.games")
 
-
-class ServiceError(Exception):
-    """A request the service refuses: ``status`` is the HTTP status the API answers with."""
-
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
-
-def event_hash(previous: str, seq: int, event: dict) -> str:
-    return hashlib.sha256((previous + canonical_json({"seq": seq, **event})).encode()).hexdigest()
+__all__ = ["CLOCK_PREFIX", "CLOCK_STATE", "ServiceError", "event_hash"]  # re-exported for older imports
 
 
 # ---- creating and joining ---------------------------------------------------------------------
@@ -100,8 +92,6 @@ def game_create(
     return game
 
 
-CLOCK_PREFIX = "clock-"
-CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (games.clocks.Bank)
 FORFEIT_REASON_LENGTH = 100
 
 
@@ -224,10 +214,11 @@ def _start(game: Game, engine: Engine) -> None:
     game.started_at = timezone.now()
     clock = (game.meta or {}).get("time_control")
     if clock and clocks.kind(clock) == "bank":
-        bank = clocks.Bank.start(clock, game.seats.count(), game.started_at, _running(engine, state))
+        bank = clocks.Bank.start(clock, game.seats.count(), game.started_at, running_seats(engine, state))
         game.meta = {**game.meta, CLOCK_STATE: bank.to_json()}
-    state = _settle(game, engine, state)
-    _save_head(game, engine, state)
+    appender = Appender(game=game, engine=engine, state=state)
+    appender.settle()
+    appender.write()
 
 
 # ---- moves ------------------------------------------------------------------------------------
@@ -237,24 +228,37 @@ class SubmitResult:
     created: bool
 
 
-def move_submit(*, game_id, user: AbstractBaseUser, move: dict, idempotency_key: str) -> SubmitResult:
+def move_submit(
+    *,
+    game_id,
+    user: AbstractBaseUser,
+    move: dict,
+    idempotency_key: str,
+    received_at: datetime | None = None,
+    seat: int | None = None,
+) -> SubmitResult:
     """Store a pending submission and queue its validation; the same key returns the first one.
+
+    ``received_at``: the receipt time (``games.receipts``: the API stamps it when the request
+    arrives, before authentication); deadlines are judged by it. ``seat``: the caller's seat when
+    the caller already read it (the API does, with the game); otherwise it is looked up.
 
     The game row is locked for the insert so that submission ids - the receipt order that decides
     "first caller wins" - are handed out in commit order: a worker can never see a later-numbered
-    submission before an earlier one. The lock is held only for the insert. ``received_at`` is the
-    arrival time, taken before waiting for the lock; deadlines are judged by it.
+    submission before an earlier one. The lock is held only for the insert. A repeated key is found
+    by the unique constraint, so the usual path costs the lock and the insert only.
     """
-    arrived = timezone.now()
+    arrived = received_at or timezone.now()
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
         raise ServiceError("malformed_move", 'a move is a JSON object with a "type" string')
     if not idempotency_key or len(idempotency_key) > 100:
         raise ServiceError("bad_idempotency_key", "the idempotency key must be 1-100 characters")
-    existing = _existing_submission(game_id, user, idempotency_key, move)
-    if existing:
-        return SubmitResult(existing, False)
-    seat = Seat.objects.filter(game_id=game_id, user=user).values_list("index", flat=True).first()
     if seat is None:
+        seat = Seat.objects.filter(game_id=game_id, user=user).values_list("index", flat=True).first()
+    if seat is None:
+        existing = _existing_submission(game_id, user, idempotency_key, move)
+        if existing:
+            return SubmitResult(existing, False)
         raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
     try:
         with transaction.atomic():
@@ -269,7 +273,8 @@ def move_submit(*, game_id, user: AbstractBaseUser, move: dict, idempotency_key:
             )
             transaction.on_commit(lambda: _queue_advance(game_id))
     except IntegrityError:
-        # Two requests with one key raced; the other one won and its submission is the answer.
+        # The key was used before (a retry), or two requests with one key raced: the first
+        # submission is the answer.
         existing = _existing_submission(game_id, user, idempotency_key, move)
         if existing is None:
             raise
@@ -299,39 +304,33 @@ def game_advance(*, game_id, received_before: datetime | None = None) -> int:
     """Apply the game's pending submissions in receipt order, then close an overdue window.
 
     Locks the game row first, so two workers never apply moves to one game at once, and every
-    verdict, event and the head projection commit together. A submission received after the open
-    window's deadline is judged after that window closes: fairness follows the recorded deadline
-    and the receipt time, not the moment a worker gets to it. Returns the number of decisions.
+    verdict, event and the head projection commit together - in a constant number of statements
+    however many submissions are pending (``eventlog.Appender.write``). A submission received after
+    the open window's deadline is judged after that window closes: fairness follows the recorded
+    deadline and the receipt time, not the moment a worker gets to it. A window closes only when no
+    move request stamped before its deadline is still on its way in (``games.receipts``); until
+    then the submissions after it stay pending. Returns the number of decisions.
 
     ``received_before``: apply only the submissions received before this moment, and close only
     the windows overdue by then (a league judging a game at its play-by date asks what the game
     looked like at that date); later submissions stay pending for the next advance.
     """
     game = _lock(game_id)
-    pending = game.submissions.filter(status=Submission.Status.PENDING)
+    pending = Submission.objects.filter(game_id=game.pk, status=Submission.Status.PENDING)
     if received_before is not None:
         pending = pending.filter(received_at__lt=received_before)
     pending = list(pending.order_by("id"))
     if game.status == Game.Status.OPEN and not pending:
         return 0
-    engine = get_engine(game.engine)
-    state = engine.load_state(game.state) if game.state is not None else None
-    state = _apply_pending(game, engine, state, pending)
-    if state is not None:
-        state = _close_if_overdue(game, engine, state, _judged_at(received_before))
-        _save_head(game, engine, state)
-    return len(pending)
-
-
-def _apply_pending(game: Game, engine: Engine, state, pending: list[Submission]):
-    """Decide ``pending`` (receipt order), closing each window that was overdue at a receipt."""
-    for submission in pending:
-        if state is not None:
-            state = _close_if_overdue(game, engine, state, submission.received_at)
-        verdict = _decide(game, engine, state, submission)
-        if verdict is not None:
-            state = verdict
-    return state
+    appender = Appender.open(game, get_engine(game.engine))
+    if appender.state is None:
+        for submission in pending:
+            appender.decide(submission)  # refused: the game has not started
+    else:
+        appender.drain(pending, judged_at=_judged_at(received_before))
+    if appender.rows or appender.decided or appender.close_blocked:
+        appender.write()
+    return len(appender.decided)
 
 
 def _judged_at(moment: datetime | None) -> datetime:
@@ -347,10 +346,11 @@ def game_forfeit(*, game_id, seats: Sequence[int], reason: str, now: datetime | 
     re-pairing): the given seats resign as system events marked ``"reason": reason`` - never a
     submission on the players' behalf, so the record says who ended the game and why.
 
-    Locks the game row (as every append does). Pending submissions received before ``now`` are
-    applied first, and a window overdue by ``now`` is closed (a move made before the deadline
-    counts; a clock that ran out first is a timeout). Then each seat in ``seats``, in seat order,
-    resigns through the same path as a clock's timeout (``_resign_marked``) until the game is over;
+    Waits for the game's move requests in flight (``receipts.gate_close_wait``), then locks the
+    game row (as every append does). Pending submissions received before ``now`` are applied
+    first, and a window overdue by ``now`` is closed (a move made before the deadline counts; a
+    clock that ran out first is a timeout). Then each seat in ``seats``, in seat order, resigns
+    through the same path as a clock's timeout (``Appender.resign_marked``) until the game is over;
     a seat the engine no longer has in the game (it already left) is skipped. The head projection,
     the live stream, timers and ``game_finished`` follow on commit as after any append. A game
     already over is returned unchanged; one not started is refused (409 ``game_not_started``).
@@ -358,6 +358,7 @@ def game_forfeit(*, game_id, seats: Sequence[int], reason: str, now: datetime | 
     if not isinstance(reason, str) or not reason.strip() or len(reason) > FORFEIT_REASON_LENGTH:
         raise ServiceError("bad_forfeit_reason", f"a forfeit's reason is 1-{FORFEIT_REASON_LENGTH} characters")
     now = now or timezone.now()
+    receipts.gate_close_wait(game_id)
     game = _lock(game_id)
     if game.is_finished:
         return game
@@ -366,216 +367,17 @@ def game_forfeit(*, game_id, seats: Sequence[int], reason: str, now: datetime | 
     count = game.seats.count()
     if any(isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < count for seat in seats):
         raise ServiceError("bad_seat", f"forfeited seats are numbers from 0 to {count - 1}, not {list(seats)!r}")
-    engine = get_engine(game.engine)
-    state = engine.load_state(game.state)
-    pending = game.submissions.filter(status=Submission.Status.PENDING, received_at__lt=now).order_by("id")
-    state = _apply_pending(game, engine, state, list(pending))
-    state = _close_if_overdue(game, engine, state, _judged_at(now))
+    appender = Appender.open(game, get_engine(game.engine))
+    appender.allow_close()
+    pending = Submission.objects.filter(game_id=game.pk, status=Submission.Status.PENDING, received_at__lt=now)
+    appender.drain(list(pending.order_by("id")), judged_at=_judged_at(now))
     for seat in sorted(set(seats)):
         if game.is_finished:
             break
-        resigned = _resign_marked(game, engine, state, seat, reason)
-        if resigned is None:
+        if not appender.resign_marked(seat, reason):
             log.info("game %s: seat %s has already left; nothing to forfeit (%s)", game.pk, seat, reason)
-        else:
-            state = resigned
-    _save_head(game, engine, state)
+    appender.write()
     return game
-
-
-def _decide(game: Game, engine: Engine, state, submission: Submission):
-    """Accept or reject one submission; returns the new state if it was accepted."""
-    submission.decided_at = timezone.now()
-    try:
-        if game.status == Game.Status.OPEN:
-            raise ServiceError("game_not_started", "the game has not started: seats are still open")
-        if game.status == Game.Status.FINISHED:
-            raise ServiceError("game_over", "the game is over; no more moves are accepted")
-        if submission.payload.get("type") == "resign":
-            event = {"kind": "system", "data": {"type": "resign", "seat": submission.seat}}
-        else:
-            event = {"kind": "move", "seat": submission.seat, "data": submission.payload}
-        state = _append(game, engine, state, event, received_at=submission.received_at)
-        state = _settle(game, engine, state)
-    except (RuleError, ServiceError) as error:
-        submission.status = Submission.Status.REJECTED
-        submission.code, submission.message = error.code, error.message
-        submission.save(update_fields=["status", "code", "message", "decided_at"])
-        return None
-    submission.status = Submission.Status.ACCEPTED
-    submission.event_seq = game.head_seq
-    submission.save(update_fields=["status", "event_seq", "decided_at"])
-    return state
-
-
-def _close_if_overdue(game: Game, engine: Engine, state, moment):
-    if game.status != Game.Status.RUNNING or not game.window or game.deadline_at is None:
-        return state
-    if moment < game.deadline_at:
-        return state
-    if game.window.startswith(CLOCK_PREFIX):
-        return _clock_expire(game, engine, state, game.deadline_at)
-    event = {"kind": "system", "data": {"type": "close_window", "window": game.window}}
-    state = _append(game, engine, state, event)
-    return _settle(game, engine, state)
-
-
-# ---- the append path --------------------------------------------------------------------------
-def _append(game: Game, engine: Engine, state, event: dict, *, received_at=None):
-    """Run the engine and append the event; the caller holds the game row lock.
-
-    ``received_at``: the receipt time of the submission the event comes from - the boundary a
-    bank clock charges up to (``games.clocks``); other events count from their ``created_at``.
-    """
-    new_state = engine.apply(state, event)
-    seq = game.head_seq + 1
-    digest = event_hash(game.head_hash, seq, event)
-    row = Event.objects.create(
-        game=game, seq=seq, kind=event["kind"], seat=event.get("seat"), payload=event["data"], hash=digest
-    )
-    game.head_seq, game.head_hash = seq, digest
-    if CLOCK_STATE in (game.meta or {}):
-        bank = clocks.Bank.from_json(game.meta[CLOCK_STATE]).step(
-            boundary=received_at or row.created_at,
-            mover=event.get("seat") if event["kind"] == "move" else None,
-            running=_running(engine, new_state),
-            increment_ms=int(game.meta["time_control"]["increment_seconds"] * 1000),
-        )
-        game.meta = {**game.meta, CLOCK_STATE: bank.to_json()}
-    return new_state
-
-
-def _running(engine: Engine, state) -> tuple[int, ...]:
-    """The seats a bank charges after this state: those to act, unless the game is over or an
-    engine window is open (its own deadline takes precedence and pauses the bank)."""
-    if engine.outcome(state) is not None or engine.chance_due(state) or engine.deadline(state) is not None:
-        return ()
-    return tuple(sorted(engine.actors(state)))
-
-
-def _settle(game: Game, engine: Engine, state):
-    """Append the chance events now due (drawn from the seed), then note outcome and deadline."""
-    while engine.chance_due(state):
-        rng = ChanceStream(bytes.fromhex(game.seed), game.head_seq + 1)
-        state = _append(game, engine, state, {"kind": "chance", "data": engine.sample_chance(state, rng)})
-    outcome = engine.outcome(state)
-    if outcome is not None:
-        game.status = Game.Status.FINISHED
-        game.finished_at = timezone.now()
-        game.outcome = outcome.to_json()
-    deadline = None if outcome is not None else engine.deadline(state)
-    if deadline is not None:
-        if deadline.window != game.window:
-            now = timezone.now()
-            game.window, game.window_opened_at = deadline.window, now
-            game.deadline_at = now + timedelta(seconds=deadline.seconds)
-        return state
-    window = None if outcome is not None else _clock_window(game, engine, state)
-    if window is None:
-        game.window, game.window_opened_at, game.deadline_at = "", None, None
-    elif window[0] != game.window:
-        game.window, game.window_opened_at, game.deadline_at = window
-    return state
-
-
-def _clock_window(game: Game, engine: Engine, state):
-    """The clock of a game with a time control, as a window ``(id, opened_at, deadline_at)``.
-
-    Per-move and correspondence clocks give the seats to act a fresh allowance with every recorded
-    event; a bank clock's deadline is when the first running seat's bank runs out. An engine's own
-    window takes precedence and pauses the clock (``_settle`` asks the engine first). The clock
-    reuses the window machinery (timer task, beat sweep, receipt-time fairness) under a window id
-    no engine uses."""
-    clock = (game.meta or {}).get("time_control")
-    if not clock or game.status != Game.Status.RUNNING:
-        return None
-    window_id = f"{CLOCK_PREFIX}{game.head_seq}"
-    if clocks.kind(clock) == "bank":
-        bank = clocks.Bank.from_json(game.meta[CLOCK_STATE])
-        deadline = bank.deadline()
-        return None if deadline is None else (window_id, bank.mark, deadline)
-    if not engine.actors(state):
-        return None
-    now = timezone.now()
-    return window_id, now, now + timedelta(seconds=clocks.move_seconds(clock))
-
-
-def _clock_expire(game: Game, engine: Engine, state, deadline):
-    """The clock ran out at ``deadline``: each seat out of time (every seat to act of a per-move
-    clock; the running seats whose bank is empty) gets the game's ``on_timeout``: a resign marked
-    ``"reason": "timeout"`` ("loss"), or the engine's pass or first ordinary legal move, marked the
-    same way (engines read only the move's own fields). Seats go in seat order until the game is
-    over, so several seats out of time together lose in seat order - the engines have no "all
-    flagged" event to do better."""
-    clock = game.meta["time_control"]
-    if clocks.kind(clock) == "bank":
-        out = clocks.Bank.from_json(game.meta[CLOCK_STATE]).out_of_time(deadline)
-    else:
-        out = sorted(engine.actors(state))
-    for seat in out:
-        if engine.outcome(state) is not None or seat not in engine.actors(state):
-            continue
-        move = clocks.timeout_move(game.engine, clock.get("on_timeout", "loss"), engine.legal_moves(state, seat))
-        timed_out = _resign_marked(game, engine, state, seat, "timeout", move=move)
-        if timed_out is None:
-            log.warning("game %s: the engine refused every timeout event of seat %s", game.pk, seat)
-        else:
-            state = timed_out
-    return _settle(game, engine, state)
-
-
-def _resign_marked(game: Game, engine: Engine, state, seat: int, reason: str, *, move: dict | None = None):
-    """Append ``{"type": "resign", "seat": seat, "reason": reason}`` as a system event - or first
-    ``move`` marked the same way, falling back to the resign if the engine refuses it - and settle.
-    The caller holds the game row lock. Returns the new state, or None when the engine refused
-    every event (the seat has already left the game); nothing is appended then."""
-    events = [{"kind": "system", "data": {"type": "resign", "seat": seat, "reason": reason}}]
-    if move is not None:
-        events.insert(0, {"kind": "move", "seat": seat, "data": {**move, "reason": reason}})
-    for event in events:
-        try:
-            return _settle(game, engine, _append(game, engine, state, event))
-        except RuleError as error:
-            # A refused move (it was among the legal moves) is a surprise; a refused resign means the
-            # seat had already left, which a forfeit of every seat meets in the normal course.
-            level = logging.WARNING if event["kind"] == "move" else logging.DEBUG
-            log.log(level, "game %s: the engine refused %s of seat %s: %s", game.pk, event, seat, error.code)
-    return None
-
-
-def _save_head(game: Game, engine: Engine, state) -> None:
-    game.state = engine.dump_state(state)
-    game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(state))
-    game.save()
-    seq, window, deadline, finished = game.head_seq, game.window, game.deadline_at, game.is_finished
-    transaction.on_commit(lambda: _after_commit(game.pk, seq, window, deadline, finished))
-
-
-def _after_commit(game_id, seq: int, window: str, deadline, finished: bool) -> None:
-    from . import streams
-    from .signals import game_changed, game_finished
-    from .tasks import schedule_window_close
-
-    streams.publish(game_id, {"seq": seq, "window": window or None, "finished": finished})
-    for receiver, error in game_changed.send_robust(sender=Game, game_id=game_id, seq=seq, finished=finished):
-        if isinstance(error, Exception):
-            log.error("game_changed receiver %r failed for %s: %r", receiver, game_id, error)
-    if window and deadline is not None:
-        schedule_window_close(game_id, window, deadline)
-    if finished:
-        outcome = Game.objects.filter(pk=game_id).values_list("outcome", flat=True).first()
-        # Robust: the game is committed whatever a listener does; a failing follow-up is logged (and
-        # the listener's own sweeper can catch up), never turned into an error of the move.
-        for receiver, error in game_finished.send_robust(sender=Game, game_id=game_id, outcome=outcome):
-            if isinstance(error, Exception):
-                log.error("game_finished receiver %r failed for %s: %r", receiver, game_id, error)
-
-
-def _lock(game_id) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "no such game", status=404) from None
 
 
 # ---- timers -----------------------------------------------------------------------------------

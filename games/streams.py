@@ -66,13 +66,39 @@ def _client():
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
-def publish(game_id, notice: dict) -> None:
-    """Announce a committed change of a game to its channel and to its seated accounts' channels."""
-    message = {"game": str(game_id), **notice}
-    try:
+# Seats never change once a game has started, and notices are only sent from then on, so the
+# accounts of a game are read once per process (bounded: the oldest entries go first).
+_ACCOUNTS: dict[str, list[int]] = {}
+_ACCOUNTS_MAX = 4096
+# A verdict waits this long in Redis for a request that asks for it after the worker decided.
+VERDICT_TTL_SECONDS = 120
+
+
+def verdict_key(public_id) -> str:
+    return f"kifu:verdict:{public_id}"
+
+
+def _accounts(game_id) -> list[int]:
+    key = str(game_id)
+    accounts = _ACCOUNTS.get(key)
+    if accounts is None:
         accounts = list(
             Seat.objects.filter(game_id=game_id, user__isnull=False).values_list("user_id", flat=True).distinct()
         )
+        if len(_ACCOUNTS) >= _ACCOUNTS_MAX:
+            _ACCOUNTS.pop(next(iter(_ACCOUNTS)))
+        _ACCOUNTS[key] = accounts
+    return accounts
+
+
+def publish(game_id, notice: dict, *, verdicts: list[dict] = ()) -> None:
+    """Announce a committed change of a game to its channel and to its seated accounts' channels,
+    and hand each decided submission's verdict to the request waiting for it - all in one Redis
+    round trip. A verdict is a list ``kifu:verdict:<submission>`` that lives for a while, so a
+    request that starts waiting after the worker decided still finds it."""
+    message = {"game": str(game_id), **notice}
+    try:
+        accounts = _accounts(game_id)
     except Exception:
         log.warning("could not list the accounts of game %s", game_id, exc_info=True)
         accounts = []
@@ -83,11 +109,32 @@ def publish(game_id, notice: dict) -> None:
         return
     try:
         pipe = _client().pipeline(transaction=False)
+        for verdict in verdicts:
+            key = verdict_key(verdict["id"])
+            pipe.rpush(key, json.dumps(verdict))
+            pipe.expire(key, VERDICT_TTL_SECONDS)
+        body = json.dumps(message)
         for name in channels:
-            pipe.publish(name, json.dumps(message))
+            pipe.publish(name, body)
         pipe.execute()
     except Exception:  # the stream is a hint; the event log is the truth and clients can poll it
         log.warning("could not publish to %s", channel(game_id), exc_info=True)
+
+
+def verdict_wait(public_id, timeout: float) -> dict | None:
+    """Block up to ``timeout`` s for the verdict of a submission (``publish``); None if none came
+    (no worker got to it yet, or Redis is away: the caller reads the database then). The verdict
+    stays in its list (``BLMOVE`` rotates it onto itself), so two requests waiting on one
+    submission - a retry with the same idempotency key - both get it."""
+    if not settings.REDIS_URL or timeout <= 0:
+        return None
+    key = verdict_key(public_id)
+    try:
+        raw = _client().blmove(key, key, timeout, "LEFT", "RIGHT")
+    except Exception:
+        log.warning("could not wait for the verdict of %s", public_id, exc_info=True)
+        return None
+    return json.loads(raw) if raw else None
 
 
 # ---- the per-process listener -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
-from . import services
+from . import receipts, services
 from .models import Game
 
 
@@ -23,14 +23,16 @@ def game_advance_task(game_id: str) -> int:
     return services.game_advance(game_id=game_id)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=20)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=200)
 def window_close_task(self, game_id: str, window: str) -> bool:
-    """Close ``window`` once its deadline has passed; a stale or repeated timer changes nothing."""
+    """Close ``window`` once its deadline (plus the receipt grace) has passed; a stale or repeated
+    timer changes nothing. Still open afterwards: the timer fired a little early, or a move request
+    stamped before the deadline was still on its way in (``games.receipts``) - try again shortly."""
     services.game_advance(game_id=game_id)
     game = Game.objects.filter(pk=game_id).values("window", "deadline_at").first()
     if game and game["window"] == window and game["deadline_at"] is not None:
-        remaining = (game["deadline_at"] - timezone.now()).total_seconds()
-        raise self.retry(countdown=max(remaining, 0.01))  # fired a little early: wait the rest
+        due = game["deadline_at"] + receipts.grace()
+        raise self.retry(countdown=max((due - timezone.now()).total_seconds(), 0.02))
     return True
 
 

@@ -1,0 +1,417 @@
+"""The event log: the hash chain, and the one path every append takes - a move, end to end.
+
+A game is an append-only log of events. Every write to it goes, in one transaction:
+
+1. **lock** the game row (``lock``): appends to one game are serialised by this lock;
+2. **append** (``Appender.append``): run the pure engine, chain the event's hash to the head, step
+   the bank clock; then **settle** (``Appender.settle``): append the chance events now due, drawn
+   from the game's seed, and note the outcome, the open window and its deadline;
+3. **judge** pending submissions in receipt order (``Appender.decide``), closing a window only when
+   the move gate allows (``games.receipts``: no call stamped before its deadline is still on its
+   way in);
+4. **write** (``Appender.write``): every new event in one INSERT, every verdict in one UPDATE, the
+   head projection in one UPDATE - a constant number of statements however many moves a worker
+   drains at once;
+5. **after commit** (``after_commit``): one Redis round trip carries every verdict to the requests
+   waiting for it and the change notice to the game's and its players' channels; then timers for a
+   window that just opened, and ``game_changed``/``game_finished`` for the listeners that exist.
+
+Nothing outside the database ever sees an uncommitted event. ``event_hash`` and ``chain_hash`` are
+the chain itself; ``chain_check`` verifies one, and the ladder log uses the same code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import clocks, receipts
+from .engines.base import Engine, RuleError
+from .engines.chance import ChanceStream
+from .errors import ServiceError
+from .models import GENESIS_HASH, Event, Game, Submission
+from .records import canonical_json
+
+log = logging.getLogger("kifu.games")
+
+CLOCK_PREFIX = "clock-"
+CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (games.clocks.Bank)
+
+
+# ---- the chain -----------------------------------------------------------------------------------
+def chain_hash(previous: str, body: dict) -> str:
+    """``sha256(previous hash + canonical JSON of the body)``: one link of a hash chain."""
+    return hashlib.sha256((previous + canonical_json(body)).encode()).hexdigest()
+
+
+def event_hash(previous: str, seq: int, event: dict) -> str:
+    """The hash of a game event ``{"kind", "seat"?, "data"}`` at position ``seq``."""
+    return chain_hash(previous, {"seq": seq, **event})
+
+
+def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str) -> list[str]:
+    """Problems of a chain given as ``(seq, recomputed hash, stored hash)`` in seq order (the
+    recomputation chains from the *stored* predecessor's hash, so one edit is reported once)."""
+    problems: list[str] = []
+    last = GENESIS_HASH
+    for expected, (seq, computed, stored) in enumerate(links, start=1):
+        if seq != expected:
+            return [f"event seq {seq} found where {expected} was expected (a gap)"]
+        if computed != stored:
+            return [f"event {seq}: hash does not match its content and predecessor (edited?)"]
+        last = stored
+    if last != head_hash:
+        problems.append("the head hash does not match the last event")
+    return problems
+
+
+# ---- the lock ------------------------------------------------------------------------------------
+def lock(game_id) -> Game:
+    """The game row, locked (``SELECT ... FOR UPDATE``); the caller is in a transaction."""
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError):
+        raise ServiceError("not_found", "no such game", status=404) from None
+
+
+# ---- appending ------------------------------------------------------------------------------------
+_HEAD_FIELDS = (
+    "head_seq",
+    "head_hash",
+    "meta",
+    "status",
+    "finished_at",
+    "outcome",
+    "window",
+    "window_opened_at",
+    "deadline_at",
+)
+
+
+@dataclass
+class Appender:
+    """Appends to one locked game and writes everything at the end (``write``).
+
+    Events are kept in memory until ``write`` inserts them in one statement; a decision that the
+    engine refuses halfway (a move accepted, then a chance event it cannot settle) is undone in
+    memory, so a rejected submission never leaves an event behind.
+    """
+
+    game: Game
+    engine: Engine
+    state: object = None
+    rows: list[Event] = field(default_factory=list)
+    decided: list[Submission] = field(default_factory=list)
+    window_opened: bool = False
+    close_blocked: bool = False  # a close was due but a move request was still in flight
+    _may_close: bool = False
+
+    @classmethod
+    def open(cls, game: Game, engine: Engine) -> Appender:
+        state = engine.load_state(game.state) if game.state is not None else None
+        return cls(game=game, engine=engine, state=state)
+
+    # -- one event
+    def append(self, event: dict, *, received_at: datetime | None = None) -> int:
+        """Run the engine on ``event`` and chain it; returns its seq. ``received_at``: the receipt
+        time of the submission it comes from, the boundary a bank clock charges up to
+        (``games.clocks``); other events count from their creation."""
+        game = self.game
+        new_state = self.engine.apply(self.state, event)
+        seq = game.head_seq + 1
+        digest = event_hash(game.head_hash, seq, event)
+        now = timezone.now()
+        self.rows.append(
+            Event(
+                game=game,
+                seq=seq,
+                kind=event["kind"],
+                seat=event.get("seat"),
+                payload=event["data"],
+                hash=digest,
+                created_at=now,
+            )
+        )
+        game.head_seq, game.head_hash = seq, digest
+        if CLOCK_STATE in (game.meta or {}):
+            bank = clocks.Bank.from_json(game.meta[CLOCK_STATE]).step(
+                boundary=received_at or now,
+                mover=event.get("seat") if event["kind"] == "move" else None,
+                running=running_seats(self.engine, new_state),
+                increment_ms=int(game.meta["time_control"]["increment_seconds"] * 1000),
+            )
+            game.meta = {**game.meta, CLOCK_STATE: bank.to_json()}
+        self.state = new_state
+        return seq
+
+    def settle(self) -> None:
+        """Append the chance events now due (drawn from the seed), then note outcome and window."""
+        game, engine = self.game, self.engine
+        while engine.chance_due(self.state):
+            rng = ChanceStream(bytes.fromhex(game.seed), game.head_seq + 1)
+            self.append({"kind": "chance", "data": engine.sample_chance(self.state, rng)})
+        outcome = engine.outcome(self.state)
+        if outcome is not None:
+            game.status = Game.Status.FINISHED
+            game.finished_at = timezone.now()
+            game.outcome = outcome.to_json()
+        deadline = None if outcome is not None else engine.deadline(self.state)
+        if deadline is not None:
+            if deadline.window != game.window:
+                now = timezone.now()
+                self._open_window(deadline.window, now, now + timedelta(seconds=deadline.seconds))
+            return
+        window = None if outcome is not None else self._clock_window()
+        if window is None:
+            game.window, game.window_opened_at, game.deadline_at = "", None, None
+        elif window[0] != game.window:
+            self._open_window(*window)
+
+    def _open_window(self, window: str, opened_at, deadline_at) -> None:
+        self.game.window, self.game.window_opened_at, self.game.deadline_at = window, opened_at, deadline_at
+        self.window_opened = True
+
+    def _clock_window(self):
+        """The clock of a game with a time control, as a window ``(id, opened_at, deadline_at)``.
+
+        Per-move and correspondence clocks give the seats to act a fresh allowance with every
+        recorded event; a bank clock's deadline is when the first running seat's bank runs out. An
+        engine's own window takes precedence and pauses the clock (``settle`` asks the engine
+        first). The clock reuses the window machinery (timer task, beat sweep, receipt-time
+        fairness) under a window id no engine uses."""
+        game = self.game
+        clock = (game.meta or {}).get("time_control")
+        if not clock or game.status != Game.Status.RUNNING:
+            return None
+        window_id = f"{CLOCK_PREFIX}{game.head_seq}"
+        if clocks.kind(clock) == "bank":
+            bank = clocks.Bank.from_json(game.meta[CLOCK_STATE])
+            deadline = bank.deadline()
+            return None if deadline is None else (window_id, bank.mark, deadline)
+        if not self.engine.actors(self.state):
+            return None
+        now = timezone.now()
+        return window_id, now, now + timedelta(seconds=clocks.move_seconds(clock))
+
+    # -- all-or-nothing groups of appends
+    def _mark(self):
+        return (
+            len(self.rows),
+            self.state,
+            self.window_opened,
+            {name: getattr(self.game, name) for name in _HEAD_FIELDS},
+        )
+
+    def _undo(self, mark) -> None:
+        count, self.state, self.window_opened, fields = mark
+        del self.rows[count:]
+        for name, value in fields.items():
+            setattr(self.game, name, value)
+
+    def attempt(self, events: list[dict], *, received_at=None) -> int | None:
+        """Append ``events`` and settle, or nothing at all if the engine refuses one; returns the
+        seq of the first event appended (None when refused)."""
+        mark = self._mark()
+        try:
+            first = None
+            for event in events:
+                seq = self.append(event, received_at=received_at)
+                first = first or seq
+            self.settle()
+        except RuleError:
+            self._undo(mark)
+            raise
+        return first
+
+    # -- submissions
+    def decide(self, submission: Submission) -> None:
+        """Accept or reject one submission. ``event_seq`` of an accepted one is the move's own
+        event (not a chance event that followed it)."""
+        game = self.game
+        submission.decided_at = timezone.now()
+        try:
+            if game.status == Game.Status.OPEN:
+                raise ServiceError("game_not_started", "the game has not started: seats are still open")
+            if game.status == Game.Status.FINISHED:
+                raise ServiceError("game_over", "the game is over; no more moves are accepted")
+            if submission.payload.get("type") == "resign":
+                event = {"kind": "system", "data": {"type": "resign", "seat": submission.seat}}
+            else:
+                event = {"kind": "move", "seat": submission.seat, "data": submission.payload}
+            seq = self.attempt([event], received_at=submission.received_at)
+        except (RuleError, ServiceError) as error:
+            submission.status = Submission.Status.REJECTED
+            submission.code, submission.message = error.code, error.message
+        else:
+            submission.status = Submission.Status.ACCEPTED
+            submission.event_seq = seq
+        self.decided.append(submission)
+
+    def drain(self, pending: list[Submission], *, judged_at: datetime) -> int:
+        """Decide ``pending`` in receipt order, closing each window that was overdue at a receipt,
+        then close one overdue at ``judged_at``. Stops before a submission whose window may not
+        close yet (a move request stamped before the deadline is still in flight): it stays pending
+        for the next advance. Returns the number decided."""
+        for submission in pending:
+            if not self.close_overdue(submission.received_at):
+                return len(self.decided)
+            self.decide(submission)
+        self.close_overdue(judged_at)
+        return len(self.decided)
+
+    # -- windows
+    def close_overdue(self, moment: datetime) -> bool:
+        """Close the open window if it was overdue at ``moment``. False when it was, but may not be
+        closed yet: a move request is still in the gate, or the receipt grace has not passed."""
+        game = self.game
+        if self.state is None or game.status != Game.Status.RUNNING or not game.window or game.deadline_at is None:
+            return True
+        if moment < game.deadline_at:
+            return True
+        if not self._may_close:
+            if timezone.now() < game.deadline_at + receipts.grace() or not receipts.gate_try_close(game.pk):
+                self.close_blocked = True
+                return False
+            self._may_close = True  # the exclusive gate lock is held until this transaction ends
+        if game.window.startswith(CLOCK_PREFIX):
+            self._clock_expire(game.deadline_at)
+        else:
+            self.attempt([{"kind": "system", "data": {"type": "close_window", "window": game.window}}])
+        return True
+
+    def allow_close(self) -> None:
+        """The caller already holds the gate exclusively (``receipts.gate_close_wait``)."""
+        self._may_close = True
+
+    def _clock_expire(self, deadline) -> None:
+        """The clock ran out at ``deadline``: each seat out of time (every seat to act of a per-move
+        clock; the running seats whose bank is empty) gets the game's ``on_timeout``: a resign
+        marked ``"reason": "timeout"`` ("loss"), or the engine's pass or first ordinary legal move,
+        marked the same way (engines read only the move's own fields). Seats go in seat order until
+        the game is over, so several seats out of time together lose in seat order - the engines
+        have no "all flagged" event to do better."""
+        game, engine = self.game, self.engine
+        clock = game.meta["time_control"]
+        if clocks.kind(clock) == "bank":
+            out = clocks.Bank.from_json(game.meta[CLOCK_STATE]).out_of_time(deadline)
+        else:
+            out = sorted(engine.actors(self.state))
+        for seat in out:
+            if engine.outcome(self.state) is not None or seat not in engine.actors(self.state):
+                continue
+            move = clocks.timeout_move(
+                game.engine, clock.get("on_timeout", "loss"), engine.legal_moves(self.state, seat)
+            )
+            if not self.resign_marked(seat, "timeout", move=move):
+                log.warning("game %s: the engine refused every timeout event of seat %s", game.pk, seat)
+        self.settle()
+
+    def resign_marked(self, seat: int, reason: str, *, move: dict | None = None) -> bool:
+        """Append ``{"type": "resign", "seat": seat, "reason": reason}`` as a system event - or
+        first ``move`` marked the same way, falling back to the resign if the engine refuses it -
+        and settle. False when the engine refused every event (the seat has already left)."""
+        events = [{"kind": "system", "data": {"type": "resign", "seat": seat, "reason": reason}}]
+        if move is not None:
+            events.insert(0, {"kind": "move", "seat": seat, "data": {**move, "reason": reason}})
+        for event in events:
+            try:
+                self.attempt([event])
+                return True
+            except RuleError as error:
+                # A refused move (it was among the legal moves) is a surprise; a refused resign means
+                # the seat had already left, which a forfeit of every seat meets in the normal course.
+                level = logging.WARNING if event["kind"] == "move" else logging.DEBUG
+                log.log(level, "game %s: the engine refused %s of seat %s: %s", self.game.pk, event, seat, error.code)
+        return False
+
+    # -- the write
+    def write(self) -> None:
+        """Insert the new events (one statement), record the verdicts (one statement), save the
+        head projection (one statement), and queue the after-commit notices."""
+        game, engine = self.game, self.engine
+        if self.rows:
+            Event.objects.bulk_create(self.rows)
+        if self.decided:
+            Submission.objects.bulk_update(self.decided, ["status", "code", "message", "event_seq", "decided_at"])
+        if self.state is not None:
+            game.state = engine.dump_state(self.state)
+            game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(self.state))
+        game.save()
+        notice = Notice(
+            game_id=game.pk,
+            seq=game.head_seq,
+            window=game.window,
+            deadline=game.deadline_at,
+            finished=game.is_finished,
+            window_opened=self.window_opened,
+            retry_close=self.close_blocked,
+            verdicts=[verdict_json(submission) for submission in self.decided],
+        )
+        transaction.on_commit(notice.send)
+
+
+def running_seats(engine: Engine, state) -> tuple[int, ...]:
+    """The seats a bank charges after this state: those to act, unless the game is over or an
+    engine window is open (its own deadline takes precedence and pauses the bank)."""
+    if engine.outcome(state) is not None or engine.chance_due(state) or engine.deadline(state) is not None:
+        return ()
+    return tuple(sorted(engine.actors(state)))
+
+
+def verdict_json(submission: Submission) -> dict:
+    return {
+        "id": str(submission.public_id),
+        "status": submission.status,
+        "code": submission.code,
+        "message": submission.message,
+        "event_seq": submission.event_seq,
+        "decided_at": submission.decided_at.isoformat() if submission.decided_at else None,
+    }
+
+
+# ---- after commit --------------------------------------------------------------------------------
+@dataclass
+class Notice:
+    """What leaves the process once a write is committed."""
+
+    game_id: object
+    seq: int
+    window: str
+    deadline: datetime | None
+    finished: bool
+    window_opened: bool
+    retry_close: bool
+    verdicts: list[dict]
+
+    def send(self) -> None:
+        from . import streams
+        from .signals import game_changed, game_finished
+        from .tasks import schedule_window_close
+
+        streams.publish(
+            self.game_id,
+            {"seq": self.seq, "window": self.window or None, "finished": self.finished},
+            verdicts=self.verdicts,
+        )
+        for receiver, error in game_changed.send_robust(
+            sender=Game, game_id=self.game_id, seq=self.seq, finished=self.finished
+        ):
+            if isinstance(error, Exception):
+                log.error("game_changed receiver %r failed for %s: %r", receiver, self.game_id, error)
+        if self.window and self.deadline is not None and (self.window_opened or self.retry_close):
+            # A close that had to wait for a move request in flight is tried again shortly.
+            due = max(self.deadline + receipts.grace(), timezone.now() + timedelta(milliseconds=20))
+            schedule_window_close(self.game_id, self.window, due if self.retry_close else self.deadline)
+        if self.finished:
+            outcome = Game.objects.filter(pk=self.game_id).values_list("outcome", flat=True).first()
+            # Robust: the game is committed whatever a listener does; a failing follow-up is logged
+            # (and the listener's own sweeper can catch up), never turned into an error of the move.
+            for receiver, error in game_finished.send_robust(sender=Game, game_id=self.game_id, outcome=outcome):
+                if isinstance(error, Exception):
+                    log.error("game_finished receiver %r failed for %s: %r", receiver, self.game_id, error)
