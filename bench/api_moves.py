@@ -20,18 +20,11 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-
-def admin_sql(database_url: str, sql: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(sql)
+from bench.stackbench import account, admin_sql, stack_env
 
 
 def http_setup(base_url: str):
@@ -41,9 +34,8 @@ def http_setup(base_url: str):
     sessions = []
     for _ in range(2):
         session = requests.Session()
-        name = f"b{uuid.uuid4().hex[:10]}"
-        token = session.post(f"{base_url}/api/accounts", json={"username": name, "password": "a-long-pass-1"}).json()
-        session.headers["Authorization"] = f"Token {token['token']}"
+        name, token = account(base_url, session=session)
+        session.headers["Authorization"] = f"Token {token}"
         sessions.append((name, session))
     seats = [name for name, _ in sessions]
     game = sessions[0][1].post(f"{base_url}/api/games", json={"engine": "nine-card", "seats": seats}).json()["id"]
@@ -108,10 +100,9 @@ def main() -> None:
     name = urlsplit(args.database_url).path.lstrip("/")
     admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}"')
     admin_sql(args.database_url, f'CREATE DATABASE "{name}"')
-    env = {**os.environ, "DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url, "KIFU_QUEUE": "kifu-bench"}
-    env["KIFU_THROTTLE_USER"] = env["KIFU_THROTTLE_ANON"] = "1000000/minute"
+    # Its own KIFU_SECRET_KEY (the real stack refuses to start without one) and no throttling.
+    env = stack_env(args.database_url, args.redis_url, "kifu-bench")
     os.environ.update(env)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kifu.settings")
     import django
 
     django.setup()
