@@ -11,6 +11,9 @@ import logging
 from django.db import DataError
 from django.http import Http404, JsonResponse
 from django.views.defaults import page_not_found
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -20,6 +23,10 @@ from games.records import RecordError
 from games.services import ServiceError
 
 log = logging.getLogger("kifu.api")
+# Redis (the Celery broker, the throttles' counters, the streams' notices) unreachable: the request
+# could not be done now, but nothing is wrong with it - 503 service_unavailable, try again soon.
+UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BrokerError)
+RETRY_AFTER_SECONDS = 5
 
 DRF_CODES = {
     exceptions.ParseError: "bad_json",
@@ -80,13 +87,22 @@ def exception_handler(exc, context):
             f"a value could not be stored ({reason}); check for NUL characters, numbers out of range, or text too long"
         )
         return Response(error_body("unstorable_value", message), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, UNAVAILABLE):
+        log.warning("Redis unavailable at %s: %r", context["request"].path if context.get("request") else "", exc)
+        return Response(
+            error_body("service_unavailable", f"a service Kifu needs is down; retry in {RETRY_AFTER_SECONDS} s"),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         summary = "; ".join(f"{key}: {' '.join(messages)}" for key, messages in fields.items())
         return Response(error_body("invalid", summary, fields=fields), status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)
     if response is not None:
-        code = next((c for cls, c in DRF_CODES.items() if isinstance(exc, cls)), "error")
+        code = getattr(exc, "stable_code", None) or next(
+            (c for cls, c in DRF_CODES.items() if isinstance(exc, cls)), "error"
+        )
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         response.data = error_body(code, str(detail))
         return response
@@ -113,7 +129,8 @@ ERROR_RESPONSES = {
     "403": "Not allowed for this account.",
     "404": "No such object (or not visible to this account).",
     "409": "The object's state does not allow this now.",
-    "429": "Throttled: retry after the Retry-After header's seconds.",
+    "429": "Throttled (throttled, login_locked): retry after the Retry-After header's seconds.",
+    "503": "service_unavailable: Redis (queue, counters) is down; retry after the Retry-After header's seconds.",
 }
 
 

@@ -42,9 +42,34 @@ class JSONParser(parsers.JSONParser):
 
 
 class Pagination(LimitOffsetPagination):
-    """Limit/offset pages with a ceiling: ``?limit=99999999999999999999`` would overflow SQL's LIMIT."""
+    """Limit/offset pages with a ceiling: ``?limit=99999999999999999999`` would overflow SQL's LIMIT.
+
+    A limit above 1000 is capped; a limit that is not a whole number of at least 1 (``0``, ``-1``,
+    ``abc``), or an offset that is not a whole number of at least 0, is ``400 bad_parameter``
+    (DRF would quietly answer a default page instead)."""
 
     max_limit = 1000
+
+    def _whole(self, request, name: str, low: int) -> int | None:
+        from .errors import ApiError
+
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            return None
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise ApiError("bad_parameter", f"{name} must be a whole number of at least {low}, not {raw[:40]!r}")
+        return value
+
+    def get_limit(self, request):
+        limit = self._whole(request, self.limit_query_param, 1)
+        return self.default_limit if limit is None else min(limit, self.max_limit)
+
+    def get_offset(self, request):
+        return self._whole(request, self.offset_query_param, 0) or 0
 
 
 class RefuseBadUrlText:

@@ -11,6 +11,7 @@ from rest_framework.reverse import reverse
 
 from games import moderation, selectors
 from games.accounts import is_bot
+from games.meta import meta_readable
 from games.models import Game, Submission
 
 User = get_user_model()
@@ -189,6 +190,9 @@ class GameSerializer(serializers.ModelSerializer):
         return sights[game.pk]
 
     def to_representation(self, game):
+        # Read through games.meta: a setting stored bad (an old import, a hand edit) is left out
+        # rather than failing the request - and with it every list the game is on.
+        game.meta = meta_readable(game.meta, engine_slug=game.engine, game_id=game.pk)
         data = super().to_representation(game)
         sight = self._sight(game)
         # The clock projection is the server's bookkeeping; "clock" shows it as the viewer may.

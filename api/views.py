@@ -8,6 +8,7 @@ import uuid
 import django_filters
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
+from django.db import transaction
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -21,6 +22,7 @@ from games.engines import all_engines, get_engine
 from games.models import Game, Submission
 
 from . import serializers as s
+from . import throttles
 from .errors import ApiError
 
 User = get_user_model()
@@ -63,15 +65,24 @@ class MatureConsentView(APIView):
 
 class TokenView(APIView):
     permission_classes = [permissions.AllowAny]
+    # Every password check costs real CPU: at most KIFU_THROTTLE_LOGIN tries per address, and a
+    # username that keeps failing is locked for a growing while (429 login_locked).
+    throttle_classes = [*APIView.throttle_classes, throttles.LoginThrottle]
 
     @extend_schema(request=s.TokenRequestSerializer, responses={200: s.TokenSerializer, **ERRORS}, tags=["accounts"])
     def post(self, request):
         """Exchange a username and password for the account's API token."""
         data = s.TokenRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        username = data.validated_data["username"]
+        locked = throttles.login_locked_for(username)
+        if locked:
+            raise throttles.LoginLocked(locked)
         user = authenticate(request, **data.validated_data)
         if user is None:
+            throttles.login_failed(username)
             raise ApiError("bad_credentials", "wrong username or password", status.HTTP_401_UNAUTHORIZED)
+        throttles.login_succeeded(username)
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"username": user.username, "token": token.key})
 
@@ -394,8 +405,8 @@ class RecordImportView(APIView):
         """Store a game played at a real table; a bad record is refused at its first bad line."""
         data = s.RecordImportSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = store.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
-        return Response(
-            s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        # One transaction around the answer too: if the stored game could not be shown, it is not kept.
+        with transaction.atomic():
+            game = store.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
+            body = s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)

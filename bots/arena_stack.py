@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shlex
 import sys
 import tempfile
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url}
     env["KIFU_QUEUE"] = f"kifu-arena-{uuid.uuid4().hex[:6]}"
     env["KIFU_THROTTLE_USER"] = env["KIFU_THROTTLE_ANON"] = "1000000/minute"
+    env["KIFU_SECRET_KEY"] = env.get("KIFU_SECRET_KEY") or secrets.token_urlsafe(50)  # a scratch stack's own
     os.environ.update(env)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kifu.settings")
     import django

@@ -9,6 +9,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from .engines import get_engine
+from .engines.base import RuleError
+from .meta import MetaError, meta_check, meta_readable
 from .models import GENESIS_HASH, Event, Game, Seat
 from .records import RecordError, canonical_json, dump_record, parse_record, replay_record, verify_chance
 from .services import CLOCK_STATE, event_hash
@@ -28,7 +30,8 @@ def record_header(game: Game) -> dict:
         if game.is_finished:
             header["seed"] = game.seed
     # The bank clock's projection is server working state, rebuilt from the log: not part of a record.
-    meta = {key: value for key, value in game.meta.items() if key != CLOCK_STATE}
+    meta = meta_readable(game.meta, engine_slug=game.engine, game_id=game.pk)
+    meta = {key: value for key, value in meta.items() if key != CLOCK_STATE}
     meta.setdefault("kifu_game_id", str(game.pk))
     header["meta"] = meta
     return header
@@ -42,19 +45,28 @@ def record_export(*, game: Game) -> str:
 
 @transaction.atomic
 def record_import(*, lines: Iterable[str], created_by=None) -> Game:
-    """Store a game played at a real table after replaying it; raises RecordError at the bad line."""
+    """Store a game played at a real table after replaying it; raises RecordError at the bad line.
+
+    Every header field is checked before anything is stored, ``meta`` with the validators game
+    creation uses (``games.meta.meta_check``: ``bad_time_control``, ``bad_spectator_delay``,
+    ``unknown_meta_key``, ``bad_meta``), so an import cannot store what readers would fail on."""
     replay = replay_record(lines)
     record, engine = replay.record, replay.engine
     if replay.events != len(record.events):
         raise RecordError(1, "bad_record", "the record has events that were not replayed")
+    try:
+        meta = meta_check(record.header.get("meta", {}), engine_slug=engine.slug)
+        config = engine.validate_config(record.header["config"])
+    except (MetaError, RuleError) as error:
+        raise RecordError(1, error.code, error.message) from None
     outcome = engine.outcome(replay.state)
     game = Game.objects.create(
         engine=engine.slug,
         rules_version=engine.rules_version,
-        config=engine.validate_config(record.header["config"]),
+        config=config,
         status=Game.Status.FINISHED if outcome else Game.Status.RUNNING,
         source=Game.Source.IMPORTED,
-        meta={key: value for key, value in record.header.get("meta", {}).items() if key != CLOCK_STATE},
+        meta=meta,
         created_by=created_by,
         started_at=timezone.now(),
         finished_at=timezone.now() if outcome else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -68,6 +69,9 @@ class Stack:
     """gunicorn + a Celery worker + beat sharing ``env`` (DATABASE_URL, REDIS_URL, KIFU_QUEUE)."""
 
     def __init__(self, env: dict, logdir: Path, worker_name: str, *, web_workers: int = 2, concurrency: int = 2):
+        # The real stack refuses to start without a secret key of its own (kifu/env.py); a scratch
+        # stack gets a random one unless the caller set it.
+        env = {**env, "KIFU_SECRET_KEY": env.get("KIFU_SECRET_KEY") or secrets.token_urlsafe(50)}
         self.env, self.logdir, self.worker_name = env, logdir, worker_name
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"

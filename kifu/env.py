@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import secrets
+import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
@@ -24,6 +27,11 @@ DATABASE_ENGINES = {
 }
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Keys anyone can read in this repository: the old built-in default and deploy/kifu.env.example's.
+PUBLIC_SECRET_KEYS = (
+    "kifu-embedded-insecure-key-set-KIFU_SECRET_KEY-in-production",
+    "change-me-to-a-long-random-string",
+)
 
 
 class Env:
@@ -123,6 +131,26 @@ class Env:
             return ""
         return value
 
+    def secret_key(self, name: str, *, required: bool, keep_in: Path) -> str:
+        """Django's SECRET_KEY: from ``name``; where it is ``required`` (the real stack), an unset,
+        empty or published key is a problem; otherwise a per-install key is generated once into
+        ``keep_in`` (mode 0600) and read from there on."""
+        value = self.environ.get(name, "")
+        if value.strip() and value not in PUBLIC_SECRET_KEYS:
+            return value
+        if required:
+            shown = (
+                "is not set"
+                if name not in self.environ
+                else f"={value!r} is {'empty' if not value.strip() else 'public'}"
+            )
+            self.problems.append(
+                f"{name} {shown}: with DATABASE_URL set and KIFU_DEBUG off it must be a long random secret, "
+                "e.g. the output of: python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+            )
+            return PUBLIC_SECRET_KEYS[0]
+        return _kept_secret(keep_in)
+
     def check(self) -> None:
         """Stop with one line per bad variable (no traceback) if anything was wrong."""
         if self.problems:
@@ -138,3 +166,22 @@ def _range_text(minimum, maximum) -> str:
     if maximum is not None:
         return f" of at most {maximum:g}"
     return ""
+
+
+def _kept_secret(path: Path) -> str:
+    """The key in ``path``, generated there first if missing. Two processes starting at once agree:
+    only one creates the file (O_EXCL), the other waits a moment for its content."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(100):
+            key = path.read_text().strip()
+            if key:
+                return key
+            time.sleep(0.01)
+        raise SystemExit(f"Kifu cannot start: {path} is empty; delete it (a new key is made) or set KIFU_SECRET_KEY")
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key + "\n")
+    return key

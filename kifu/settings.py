@@ -18,7 +18,6 @@ env = Env()
 env_bool, env_list = env.boolean, env.names
 
 DEBUG = env_bool("KIFU_DEBUG", False)
-SECRET_KEY = os.environ.get("KIFU_SECRET_KEY") or "kifu-embedded-insecure-key-set-KIFU_SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("KIFU_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("KIFU_CSRF_TRUSTED_ORIGINS", "")
 
@@ -92,6 +91,11 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The real stack (DATABASE_URL set, KIFU_DEBUG off) refuses to start without its own KIFU_SECRET_KEY;
+# embedded (or debugging) Kifu keeps a key generated for this install in var/secret_key.
+SECRET_KEY = env.secret_key(
+    "KIFU_SECRET_KEY", required=bool(DATABASE_URL) and not DEBUG, keep_in=VAR_DIR / "secret_key"
+)
 
 # ---- queue, timers and streams ---------------------------------------------------------
 REDIS_URL = env.redis_url("REDIS_URL")
@@ -163,15 +167,21 @@ REST_FRAMEWORK = {
     ],
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-    ],
+    # api/throttles.py: one atomic Redis INCR per request (DRF's history list undercounts when racing)
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.AnonThrottle", "api.throttles.UserThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.rate("KIFU_THROTTLE_ANON", "600/minute"),
         "user": env.rate("KIFU_THROTTLE_USER", "6000/minute"),
+        "login": env.rate("KIFU_THROTTLE_LOGIN", "10/minute"),  # per address: POST /api/token, the web log-in
     },
+    # Proxies of ours in front of the app (deploy/nginx.conf: 1). 0: the client's address is
+    # REMOTE_ADDR and X-Forwarded-For is ignored - a client could write anything there.
+    "NUM_PROXIES": env.integer("KIFU_TRUSTED_PROXIES", 0, minimum=0, maximum=10),
 }
+# Per account: after this many failed log-ins the username is refused (429 login_locked) for
+# KIFU_LOGIN_BACKOFF_SECONDS, doubling with each further failure (at most an hour).
+KIFU_LOGIN_FAILURES = env.integer("KIFU_LOGIN_FAILURES", 5, minimum=1, maximum=1000)
+KIFU_LOGIN_BACKOFF_SECONDS = env.number("KIFU_LOGIN_BACKOFF_SECONDS", 30.0, minimum=1, maximum=3600)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Kifu API",
     "DESCRIPTION": "Event-sourced games, ladders, leagues and tournaments. Every error is "
@@ -193,7 +203,14 @@ SPECTACULAR_SETTINGS = {
 }
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Timeouts: with Redis down or hung a request fails fast (503 service_unavailable, api/errors.py).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 5},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -4,7 +4,7 @@ leagues) and the account pages."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, season_views, tournament_views, views
+from . import league_views, login, season_views, tournament_views, views
 
 app_name = "web"
 
@@ -36,7 +36,7 @@ urlpatterns = [
     path("leagues/<int:pk>/<str:action>", season_views.league_action, name="league-action"),
     path("seasons/<int:pk>/", season_views.season_page, name="season"),
     path("seasons/<int:pk>/<str:action>", season_views.season_action, name="season-action"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", login.LoginView.as_view(), name="login"),  # throttled (web/login.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
 ]
