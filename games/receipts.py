@@ -183,9 +183,6 @@ class ReceiptMiddleware:
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response
-        self.header = (
-            "HTTP_" + settings.KIFU_RECEIPT_HEADER.upper().replace("-", "_") if settings.KIFU_RECEIPT_HEADER else None
-        )
 
     def __call__(self, request):
         match = MOVES_PATH.match(request.path_info) if request.method == "POST" else None
@@ -195,7 +192,9 @@ class ReceiptMiddleware:
         started = time.monotonic()
         gate_enter(game_id)
         seen = timezone.now()
-        request.kifu_receipt = (game_id, stamp(seen, request.META.get(self.header) if self.header else None))
+        header = settings.KIFU_RECEIPT_HEADER
+        proxied = request.META.get("HTTP_" + header.upper().replace("-", "_")) if header else None
+        request.kifu_receipt = (game_id, stamp(seen, proxied))
         request.kifu_gate_wait_ms = (time.monotonic() - started) * 1000
         try:
             return self.get_response(request)
