@@ -219,9 +219,25 @@ NO_REDACTION = Redaction()
 
 
 def redaction_for(*, game: Game, moderator: bool = False) -> Redaction:
-    """The redaction a viewer gets: nothing for moderators or when nothing is hidden."""
-    if moderator:
+    """The redaction a viewer gets: nothing for moderators or when nothing is hidden.
+
+    A request asks this of one game object several times (its view, outcome and events), so the
+    answer is kept on that object: a game read is a snapshot for one request, and a later read
+    (a stream's next turn, the next request) is a new object that reads the decisions again. A
+    game read by ``selectors.game_get`` knows whether moderators ever decided on it
+    (``moderation_decided``); when they did not, nothing is read at all."""
+    if moderator or game.engine not in CONTRIBUTION_FIELDS or getattr(game, "moderation_decided", True) is False:
         return NO_REDACTION
+    redaction = game.__dict__.get(_REDACTION_ATTRIBUTE)
+    if redaction is None:
+        redaction = game.__dict__[_REDACTION_ATTRIBUTE] = _redaction_read(game)
+    return redaction
+
+
+_REDACTION_ATTRIBUTE = "_moderation_redaction"
+
+
+def _redaction_read(game: Game) -> Redaction:
     reasons = hidden_contributions(game=game)
     if not reasons:
         return NO_REDACTION

@@ -13,12 +13,12 @@ from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from . import clocks, moderation
 from .engines import REGISTRY, get_engine
-from .models import Event, Game, MatureConsent, Seat, Submission
+from .models import ContributionHiding, Event, Game, MatureConsent, Seat, Submission
 
 log = logging.getLogger("kifu.games")
 
@@ -38,7 +38,7 @@ def game_list(
     *, viewer=None, engine: str | None = None, status: str | None = None, player: str | None = None
 ) -> QuerySet:
     """Games ``viewer`` may see: mature games only for viewers who confirmed (never in public lists)."""
-    games = Game.objects.prefetch_related("seats__user__bot_account")
+    games = _with_reads(Game.objects.prefetch_related(_seats_with_users()), viewer=None)
     if not may_see_mature(viewer):
         games = games.exclude(engine__in=mature_engines())
     if engine:
@@ -50,21 +50,56 @@ def game_list(
     return games.distinct()
 
 
+def _seats_with_users() -> Prefetch:
+    """A game's seats with their users and bot flags, in one query for any number of games."""
+    return Prefetch("seats", queryset=Seat.objects.select_related("user__bot_account"))
+
+
+def _with_reads(games: QuerySet, *, viewer) -> QuerySet:
+    """``games`` annotated with what every read of a game asks, so that answering costs no further
+    query: whether moderators ever decided on a contribution (``moderation.redaction_for`` reads
+    nothing when not), and - for a logged-in ``viewer`` - whether they consent to mature content."""
+    games = games.annotate(moderation_decided=Exists(ContributionHiding.objects.filter(game=OuterRef("pk"))))
+    if viewer is not None and viewer.is_authenticated:
+        games = games.annotate(viewer_consents=Exists(MatureConsent.objects.filter(user_id=viewer.pk)))
+    return games
+
+
 def game_get(*, game_id, viewer=None) -> Game | None:
-    """The game if ``viewer`` may see it: a mature game is invisible (None) without consent."""
+    """The game if ``viewer`` may see it: a mature game is invisible (None) without consent.
+
+    Two queries (issue 14): the game row, with the viewer's consent and whether moderators ever
+    decided on it, then its seats with users and bot flags - and only the first for a mature game
+    the viewer may not see. ``seat_of``, ``game_sight`` (without a spectator delay), the clock
+    and the redaction of a game nobody moderated answer from these without reading again."""
     try:
-        game = Game.objects.prefetch_related("seats__user__bot_account").filter(pk=game_id).first()
+        game = _with_reads(Game.objects.filter(pk=game_id), viewer=viewer).first()
     except (ValueError, ValidationError):  # a malformed UUID
         return None
-    if game is not None and get_engine(game.engine).mature and not may_see_mature(viewer):
+    if game is None or (get_engine(game.engine).mature and not game_viewer_consents(game, viewer)):
         return None
+    prefetch_related_objects([game], _seats_with_users())  # not before: a hidden game reads no seats
     return game
 
 
+def game_viewer_consents(game: Game, viewer) -> bool:
+    """``may_see_mature(viewer)``, from the annotation ``game_get`` read with the game if there is one."""
+    if viewer is None or not viewer.is_authenticated:
+        return False
+    consents = getattr(game, "viewer_consents", None)
+    return may_see_mature(viewer) if consents is None else consents
+
+
 def seat_of(*, game: Game, user) -> int | None:
+    """The index of ``user``'s seat, or None; from the seats ``game_get`` read, if it did."""
     if user is None or not user.is_authenticated:
         return None
-    return Seat.objects.filter(game=game, user=user).values_list("index", flat=True).first()
+    return next((seat.index for seat in game.seats.all() if seat.user_id == user.pk), None)
+
+
+def seat_count(game: Game) -> int:
+    """How many seats ``game`` has; from the seats ``game_get`` read, if it did."""
+    return len(game.seats.all())
 
 
 def game_view(*, game: Game, seat: int | None, moderator: bool = False, sight: Sight | None = None) -> dict | None:
@@ -226,10 +261,11 @@ def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay
     clock = (game.meta or {}).get("time_control")
     banked = bool(clock) and clocks.kind(clock) == "bank" and game.started_at is not None
     if since is None or since.seq > upto:
-        state = engine.setup(game.config, game.seats.count())
+        seats = seat_count(game)
+        state = engine.setup(game.config, seats)
         bank = None
         if banked:
-            bank = clocks.Bank.start(clock, game.seats.count(), game.started_at, _running(engine, state))
+            bank = clocks.Bank.start(clock, seats, game.started_at, _running(engine, state))
         since = Replay(0, state, bank, game.started_at)
     state, bank, at = since.state, since.bank, since.at
     rows = list(game.events.filter(seq__gt=since.seq, seq__lte=upto).order_by("seq"))
@@ -312,7 +348,7 @@ def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None =
     clock = (game.meta or {}).get("time_control")
     if not clock or game.status == Game.Status.OPEN:
         return None
-    seats = game.seats.count()
+    seats = seat_count(game)
     engine = get_engine(game.engine)
     delayed = sight is not None and sight.delayed
     if delayed:
