@@ -1,7 +1,7 @@
 """The move pipeline end to end, against PostgreSQL's own speed, in one run (issue 14 point 4, issue 25).
 
-    .venv/bin/python bench/pipeline.py                 # 24 games, 16 clients, 30 s (about 4 minutes)
-    .venv/bin/python bench/pipeline.py --repeat 3      # the stack measurement 3 times: min and median
+    .venv/bin/python bench/pipeline.py                 # 24 games, 16 clients, 30 s (about 3 minutes)
+    .venv/bin/python bench/pipeline.py --repeat 3      # the stack measurement 3 times: min, median (4.5 min)
     .venv/bin/python bench/pipeline.py --quick         # 12 games, 8 clients, 10 s: under 3 minutes
     .venv/bin/python bench/pipeline.py --games 24 --clients 16 --seconds 30 --web-workers 2 --web-threads 8 \\
         --pool prefork --concurrency 2 --prefetch 1 --server-url postgres://postgres@127.0.0.1:5432/postgres \\
@@ -250,10 +250,10 @@ class Client(threading.Thread):
                         time.sleep(0.05)
                         continue
                     data = response.json()
-                    if not data["moves"]:
+                    if not data.get("moves"):
                         now, mark = time.perf_counter(), stalled.get(index)
-                        if mark is None or mark[:2] != (game, data["head_seq"]):
-                            stalled[index] = (game, data["head_seq"], now)
+                        if mark is None or mark[:2] != (game, data.get("head_seq")):
+                            stalled[index] = (game, data.get("head_seq"), now)
                         elif now - mark[2] > self.stall_limit():
                             stalled.pop(index)
                             url = f"{self.base_url}/api/games/{game}"
@@ -309,7 +309,7 @@ class WindowProbe(threading.Thread):
                 if window and window.get("deadline_at"):
                     self.watch(session, game, window["id"], parse_time(window["deadline_at"]))
                     continue
-                if not detail["actors"]:
+                if not detail.get("actors"):
                     time.sleep(0.01)
                     continue
                 seat = detail["actors"][0]
