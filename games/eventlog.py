@@ -254,25 +254,51 @@ class Appender:
         self.decided.append(submission)
 
     def drain(self, pending: list[Submission], *, judged_at: datetime) -> int:
-        """Decide ``pending`` in receipt order, closing each window that was overdue at a receipt,
-        then close one overdue at ``judged_at``. Stops before a submission whose window may not
-        close yet (a move request stamped before the deadline is still in flight): it stays pending
-        for the next advance. Returns the number decided."""
-        for submission in pending:
-            if not self.close_overdue(submission.received_at):
-                return len(self.decided)
+        """Decide ``pending`` (in the order they were stored), closing each window that was
+        overdue at a submission's receipt, then close one overdue at ``judged_at``.
+
+        Before a window closes, every pending submission stamped before its deadline is decided
+        against the open window, even one stored after a later-stamped one (stamps are taken when
+        a request arrives, the storing order is set by the row lock a little later). A window that
+        may not close yet (a move request stamped before the deadline is still in flight) stops
+        the drain: the rest stay pending for the next advance. Returns the number decided."""
+        remaining = list(pending)
+        while remaining:
+            submission = remaining[0]
+            if self._overdue(submission.received_at):
+                deadline = self.game.deadline_at
+                early = [other for other in remaining if other.received_at < deadline]
+                if early:
+                    for other in early:
+                        self.decide(other)
+                        remaining.remove(other)
+                    continue
+                before = (self.game.window, self.game.deadline_at)
+                if not self.close_overdue(submission.received_at):
+                    return len(self.decided)
+                if (self.game.window, self.game.deadline_at) != before:
+                    continue  # closed: look at the same submission against what is open now
             self.decide(submission)
+            remaining.pop(0)
         self.close_overdue(judged_at)
         return len(self.decided)
+
+    def _overdue(self, moment: datetime) -> bool:
+        game = self.game
+        return (
+            self.state is not None
+            and game.status == Game.Status.RUNNING
+            and bool(game.window)
+            and game.deadline_at is not None
+            and moment >= game.deadline_at
+        )
 
     # -- windows
     def close_overdue(self, moment: datetime) -> bool:
         """Close the open window if it was overdue at ``moment``. False when it was, but may not be
         closed yet: a move request is still in the gate, or the receipt grace has not passed."""
         game = self.game
-        if self.state is None or game.status != Game.Status.RUNNING or not game.window or game.deadline_at is None:
-            return True
-        if moment < game.deadline_at:
+        if not self._overdue(moment):
             return True
         if not self._may_close:
             if timezone.now() < game.deadline_at + receipts.grace() or not receipts.gate_try_close(game.pk):

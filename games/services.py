@@ -319,7 +319,7 @@ def game_advance(*, game_id, received_before: datetime | None = None) -> int:
     pending = Submission.objects.filter(game_id=game.pk, status=Submission.Status.PENDING)
     if received_before is not None:
         pending = pending.filter(received_at__lt=received_before)
-    pending = list(pending.order_by("received_at", "id"))
+    pending = list(pending.order_by("id"))
     if game.status == Game.Status.OPEN and not pending:
         return 0
     appender = Appender.open(game, get_engine(game.engine))
@@ -370,7 +370,7 @@ def game_forfeit(*, game_id, seats: Sequence[int], reason: str, now: datetime | 
     appender = Appender.open(game, get_engine(game.engine))
     appender.allow_close()
     pending = Submission.objects.filter(game_id=game.pk, status=Submission.Status.PENDING, received_at__lt=now)
-    appender.drain(list(pending.order_by("received_at", "id")), judged_at=_judged_at(now))
+    appender.drain(list(pending.order_by("id")), judged_at=_judged_at(now))
     for seat in sorted(set(seats)):
         if game.is_finished:
             break
