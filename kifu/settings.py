@@ -96,6 +96,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SECRET_KEY = env.secret_key(
     "KIFU_SECRET_KEY", required=bool(DATABASE_URL) and not DEBUG, keep_in=VAR_DIR / "secret_key"
 )
+# The real stack (DATABASE_URL set, KIFU_DEBUG off) refuses to start without its own KIFU_SECRET_KEY;
+# embedded (or debugging) Kifu keeps a key generated for this install in var/secret_key.
+SECRET_KEY = env.secret_key(
+    "KIFU_SECRET_KEY", required=bool(DATABASE_URL) and not DEBUG, keep_in=VAR_DIR / "secret_key"
+)
 
 # ---- queue, timers and streams ---------------------------------------------------------
 REDIS_URL = env.redis_url("REDIS_URL")
@@ -108,7 +113,23 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("KIFU_QUEUE", "kifu")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Riding out a Redis restart (issue 15): the worker and beat reconnect after losing the broker, and
+# never give up (None: retry forever; the default of 100 tries ends the worker after a long outage,
+# and 0 would mean no retry at all). Keepalive, timeouts and a periodic health check find a dead
+# connection instead of waiting on it. (broker_heartbeat is AMQP-only; there is no result backend.)
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 5
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_keepalive": True,
+    "socket_connect_timeout": 5,
+    "retry_on_timeout": True,
+    "health_check_interval": 10,
+}
+# A request that queues a task while Redis is down gives up after about 1.5 s and answers
+# 503 service_unavailable (api/errors.py); what it stored is queued again by the sweeper.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 1}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

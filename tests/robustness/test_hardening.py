@@ -304,3 +304,56 @@ def test_the_counter_is_atomic_under_concurrent_requests():
         with ThreadPoolExecutor(8) as pool:
             allowed = sum(pool.map(one, range(400)))
     assert allowed == 100
+
+
+# ---- 2. Redis down: 503 service_unavailable with Retry-After, never 500 -------------------------
+def test_with_the_throttles_redis_down_requests_answer_503_with_retry_after():
+    from django.core.cache import cache
+    from django.test import override_settings
+
+    from kifu.devstack import free_port
+
+    dead = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+    with override_settings(CACHES=dead):
+        for response in (
+            APIClient().get("/api/engines"),
+            APIClient().post("/api/token", {"username": "a", "password": "b"}, format="json"),
+        ):
+            body = refused(response, 503, "service_unavailable")
+            assert int(response["Retry-After"]) >= 1 and set(body) == {"code", "message"}
+        page = APIClient().post("/accounts/login/", {"username": "a", "password": "b"})
+        assert page.status_code == 503 and int(page["Retry-After"]) >= 1
+        cache.close()
+
+
+def test_a_task_that_cannot_be_queued_is_a_503_not_a_500():
+    """A broker that is down when a commit queues a task (kombu's OperationalError) or a Redis
+    call that fails mid-request: the API's error handler answers 503 with Retry-After."""
+    from kombu.exceptions import OperationalError
+    from redis.exceptions import ConnectionError, TimeoutError
+    from rest_framework.test import APIRequestFactory
+
+    from api.errors import exception_handler
+
+    request = APIRequestFactory().post("/api/games/x/moves")
+    for error in (OperationalError("Error 111 connecting"), ConnectionError("down"), TimeoutError("slow")):
+        response = exception_handler(error, {"request": request})
+        assert response is not None and response.status_code == 503
+        assert response.data["code"] == "service_unavailable" and int(response["Retry-After"]) >= 1
+
+
+def test_the_worker_never_gives_up_on_the_broker():
+    """Celery's default gives up after 100 reconnection tries (0 would mean none): a long Redis
+    outage would end the worker for good. None retries forever."""
+    from kifu.celery import app
+
+    assert app.conf.broker_connection_retry is True and app.conf.broker_connection_max_retries is None
+    options = app.conf.broker_transport_options
+    assert options["socket_keepalive"] and options["retry_on_timeout"] and options["health_check_interval"] > 0
+    assert app.conf.task_publish_retry_policy["max_retries"] <= 3  # a request does not hang on a dead broker
