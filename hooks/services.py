@@ -19,13 +19,15 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import requests
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from games.models import Game, Seat
+from games.models import Game
 from games.services import ServiceError
 
+from . import selectors
 from .models import Delivery, DeliveryAttempt, GameCursor, Webhook
 
 log = logging.getLogger("kifu.hooks")
@@ -93,6 +95,28 @@ def webhook_delete(*, user: AbstractBaseUser, webhook_id) -> None:
         raise ServiceError("not_found", "no such webhook", status=404)
 
 
+def webhook_listeners_changed() -> None:
+    """Make every cached answer of ``selectors.listening_seats`` stale: a webhook was created,
+    changed or deleted (``receivers`` calls this on every save and delete of a ``Webhook``, so the
+    admin and an account's deletion count too, not only the services above).
+
+    A new listeners version is set now - so that this transaction's own later reads see the
+    change - and again once the transaction commits, which is what makes it safe: a reader that
+    read the database before the commit filed its answer under an older version
+    (``selectors.listening_seats`` says why). Setting it now may fail the write (the cache is the
+    broker's Redis; without it nothing moves anyway); after the commit a failure is only logged,
+    and the cached answers expire within ``selectors.LISTENERS_SECONDS``.
+    """
+    if not selectors.listeners_cached():
+        return
+    _listeners_version_set()
+    transaction.on_commit(_listeners_version_set, robust=True)
+
+
+def _listeners_version_set() -> None:
+    cache.set(selectors.LISTENERS_VERSION_KEY, selectors.new_listeners_version(), timeout=None)
+
+
 # ---- turning game changes into deliveries ---------------------------------------------------------
 def _window_json(game: Game) -> dict | None:
     if not game.window:
@@ -121,13 +145,12 @@ def _changes(game: Game, seat: int, cursor: GameCursor, fresh: bool) -> list[tup
 def game_changes_deliver(*, game_id) -> int:
     """Queue the deliveries a committed change of a game calls for; returns how many.
 
+    A game none of whose players has a webhook costs no query (``selectors.listening_seats``).
     Runs after the game's transaction committed (the ``game_changed`` signal). The cursor rows are
     locked before the game is read, so of two concurrent calls the later one reads a game at least
     as new as the first: no edge is announced twice, and none is lost.
     """
-    seats = list(
-        Seat.objects.filter(game_id=game_id, user__webhooks__isnull=False).values_list("user_id", "index").distinct()
-    )
+    seats = selectors.listening_seats(game_id=game_id)  # usually nobody, and from the cache
     if not seats:
         return 0
     created: list[Delivery] = []
