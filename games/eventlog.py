@@ -94,6 +94,10 @@ _HEAD_FIELDS = (
 )
 
 
+_SAVED_FIELDS = (*_HEAD_FIELDS, "started_at", "state", "actors")
+_VERDICT_FIELDS = ("status", "code", "message", "event_seq", "decided_at")
+
+
 @dataclass
 class Appender:
     """Appends to one locked game and writes everything at the end (``write``).
@@ -363,12 +367,17 @@ class Appender:
         game, engine = self.game, self.engine
         if self.rows:
             Event.objects.bulk_create(self.rows)
-        if self.decided:
-            Submission.objects.bulk_update(self.decided, ["status", "code", "message", "event_seq", "decided_at"])
+        if len(self.decided) == 1:
+            (submission,) = self.decided
+            Submission.objects.filter(pk=submission.pk).update(
+                **{name: getattr(submission, name) for name in _VERDICT_FIELDS}
+            )
+        elif self.decided:
+            Submission.objects.bulk_update(self.decided, _VERDICT_FIELDS)
         if self.state is not None:
             game.state = engine.dump_state(self.state)
             game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(self.state))
-        game.save()
+        game.save(update_fields=_SAVED_FIELDS)
         notice = Notice(
             game_id=game.pk,
             seq=game.head_seq,

@@ -8,13 +8,12 @@ buys the guarantee that standings are always exactly what the log says, correcti
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
 
 from django.db import transaction
 
+from games.eventlog import chain_hash
 from games.models import GENESIS_HASH
-from games.records import canonical_json
 from games.services import ServiceError
 
 from ..models import Ladder, LadderEntry, LadderEvent, RatingPoint
@@ -26,8 +25,8 @@ def iso(moment: datetime) -> str:
 
 
 def ladder_event_hash(previous: str, seq: int, kind: str, payload: dict, actor_id: int | None, at: datetime) -> str:
-    body = {"seq": seq, "kind": kind, "payload": payload, "actor": actor_id, "at": iso(at)}
-    return hashlib.sha256((previous + canonical_json(body)).encode()).hexdigest()
+    """The ladder log is chained exactly like a game's log (``games.eventlog.chain_hash``)."""
+    return chain_hash(previous, {"seq": seq, "kind": kind, "payload": payload, "actor": actor_id, "at": iso(at)})
 
 
 def ladder_lock(ladder_id) -> Ladder:
