@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.db import transaction
 from django.http import HttpResponse
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, status
@@ -17,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, moderation, selectors, services, store
+from games import accounts, moderation, receipts, selectors, services, store, streams
 from games.engines import all_engines, get_engine
 from games.models import Game, Submission
 
@@ -299,23 +300,52 @@ class GameMovesView(APIView):
         data = s.MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
-        game = load_game(pk, request.user)
-        result = services.move_submit(
-            game_id=game.pk, user=request.user, move=data.validated_data["move"], idempotency_key=key
-        )
+        try:
+            game = load_game(pk, request.user)
+            result = services.move_submit(
+                game_id=game.pk,
+                user=request.user,
+                move=data.validated_data["move"],
+                idempotency_key=key,
+                received_at=receipts.received_at(request),
+                seat=selectors.seat_of(game=game, user=request.user),
+            )
+        finally:
+            receipts.receipt_done(request)  # committed (or refused): no window waits for it any more
         submission = wait_for_verdict(result.submission, wait)
         return submission_response(submission, request)
 
 
+VERDICT_FIELDS = ("status", "code", "message", "event_seq", "decided_at")
+
+
 def wait_for_verdict(submission: Submission, wait: float) -> Submission:
-    """Re-read the submission until it is decided or ``wait`` seconds pass (it may already be:
-    embedded mode decides it in the request that stored it)."""
-    fields = ["status", "code", "message", "event_seq", "decided_at"]
+    """The submission with its verdict, waiting up to ``wait`` seconds for it.
+
+    The worker hands each verdict over Redis (``streams.verdict_wait``), so a waiting request
+    wakes the moment it is committed, without polling the database. Without Redis (embedded mode:
+    the verdict is usually decided in the request that stored it) or when none came in time (no
+    worker got to it yet, or it died - the sweeper queues it again), the database says."""
+    if submission.status != Submission.Status.PENDING:
+        return submission
+    if settings.REDIS_URL:
+        verdict = streams.verdict_wait(submission.public_id, wait)
+        if verdict is not None:
+            submission.status, submission.code, submission.message = (
+                verdict["status"],
+                verdict["code"],
+                verdict["message"],
+            )
+            submission.event_seq = verdict["event_seq"]
+            submission.decided_at = parse_datetime(verdict["decided_at"]) if verdict["decided_at"] else None
+            return submission
+        submission.refresh_from_db(fields=VERDICT_FIELDS)
+        return submission
     deadline = time.monotonic() + wait
-    submission.refresh_from_db(fields=fields)
+    submission.refresh_from_db(fields=VERDICT_FIELDS)
     while submission.status == Submission.Status.PENDING and time.monotonic() < deadline:
         time.sleep(0.02)
-        submission.refresh_from_db(fields=fields)
+        submission.refresh_from_db(fields=VERDICT_FIELDS)
     return submission
 
 

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
     "api.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (api/guards.py)
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -91,11 +92,6 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# The real stack (DATABASE_URL set, KIFU_DEBUG off) refuses to start without its own KIFU_SECRET_KEY;
-# embedded (or debugging) Kifu keeps a key generated for this install in var/secret_key.
-SECRET_KEY = env.secret_key(
-    "KIFU_SECRET_KEY", required=bool(DATABASE_URL) and not DEBUG, keep_in=VAR_DIR / "secret_key"
-)
 # The real stack (DATABASE_URL set, KIFU_DEBUG off) refuses to start without its own KIFU_SECRET_KEY;
 # embedded (or debugging) Kifu keeps a key generated for this install in var/secret_key.
 SECRET_KEY = env.secret_key(
@@ -161,6 +157,14 @@ KIFU_SUBMISSION_REQUEUE_SECONDS = env.number("KIFU_SUBMISSION_REQUEUE_SECONDS", 
 # The embedded scheduler thread's tick; it closes windows whose deadline has passed.
 KIFU_EMBEDDED_TICK_SECONDS = 0.1
 KIFU_MAX_WAIT_SECONDS = 30
+# Receipt time of a move (games/receipts.py): a trusted proxy's request-start header (e.g.
+# X-Request-Start, set by deploy/nginx.conf), honoured only when named here; and the grace that a
+# window's close waits after its deadline (a proxy's stamp may be this much older than the moment
+# the web process saw the request; 0 without a proxy header).
+KIFU_RECEIPT_HEADER = env.text("KIFU_RECEIPT_HEADER", "")
+KIFU_RECEIPT_GRACE_SECONDS = env.number(
+    "KIFU_RECEIPT_GRACE_SECONDS", 0.5 if KIFU_RECEIPT_HEADER else 0.0, minimum=0, maximum=10
+)
 
 # ---- live streams (games/streams.py, api/streams.py) ------------------------------------------
 # Each open stream holds one web thread (gunicorn gthread), so streams are bounded in time; a
