@@ -71,6 +71,13 @@ class Pagination(LimitOffsetPagination):
     def get_offset(self, request):
         return self._whole(request, self.offset_query_param, 0) or 0
 
+    def get_schema_operation_parameters(self, view):
+        """The schema says what is refused: limit at least 1, offset at least 0."""
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"]["minimum"] = 1 if parameter["name"] == self.limit_query_param else 0
+        return parameters
+
 
 class RefuseBadUrlText:
     """Middleware: a NUL (``%00``) in the path or query string is a 400 before any view runs.

@@ -26,7 +26,9 @@ def pytest_collection_modifyitems(items):
     In-process tests run in a rolled-back transaction and may assert on whole tables ("nothing was
     stored"); running them first keeps those assertions meaningful whatever the file order.
     """
-    items.sort(key=lambda item: "stack" in getattr(item, "fixturenames", ()))  # stable: order kept within
+    # A test marked ``stack`` that runs processes of its own (tests/robustness/test_redis_restart.py)
+    # commits too, so it goes last as well.
+    items.sort(key=lambda item: "stack" in getattr(item, "fixturenames", ()) or bool(item.get_closest_marker("stack")))
 
 
 @pytest.fixture(scope="session")

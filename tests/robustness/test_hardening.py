@@ -138,6 +138,12 @@ def test_a_limit_below_one_or_not_a_number_is_a_400(params):
     refused(APIClient().get("/api/games", params), 400, "bad_parameter")
 
 
+def test_the_schema_says_limit_is_at_least_1_and_offset_at_least_0():
+    schema = APIClient().get("/api/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    parameters = {p["name"]: p["schema"] for p in schema["paths"]["/api/games"]["get"]["parameters"]}
+    assert parameters["limit"]["minimum"] == 1 and parameters["offset"]["minimum"] == 0
+
+
 def test_a_limit_above_the_cap_is_capped():
     oya = account("oya")
     assert oya.post("/api/records", {"record": record()}, format="json").status_code == 201
