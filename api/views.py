@@ -300,6 +300,7 @@ class GameMovesView(APIView):
         data = s.MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
+        result = None
         try:
             game = load_game(pk, request.user)
             result = services.move_submit(
@@ -309,9 +310,11 @@ class GameMovesView(APIView):
                 idempotency_key=key,
                 received_at=receipts.received_at(request),
                 seat=selectors.seat_of(game=game, user=request.user),
+                leave_gate=receipts.in_gate(request),
             )
         finally:
-            receipts.receipt_done(request)  # committed (or refused): no window waits for it any more
+            # Stored (or refused): no window waits for this request any more.
+            receipts.receipt_done(request, left=result is not None and result.gate_left)
         submission = wait_for_verdict(result.submission, wait)
         return submission_response(submission, request)
 
@@ -328,6 +331,8 @@ def wait_for_verdict(submission: Submission, wait: float) -> Submission:
     worker got to it yet, or it died - the sweeper queues it again), the database says."""
     if submission.status != Submission.Status.PENDING:
         return submission
+    if settings.REDIS_URL and wait <= 0:
+        return submission  # a worker on the real stack cannot have decided it yet; poll its url
     if settings.REDIS_URL:
         verdict = streams.verdict_wait(submission.public_id, wait)
         if verdict is not None:

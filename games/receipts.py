@@ -208,9 +208,18 @@ def received_at(request) -> datetime:
     return receipt[1] if receipt else timezone.now()
 
 
-def receipt_done(request) -> None:
-    """Leave the gate (once): the submission is committed, or the request failed."""
+def receipt_done(request, *, left: bool = False) -> None:
+    """Leave the gate (once): the submission is committed, or the request failed. ``left``: the
+    statement that stored the submission already left it (``move_submit(leave_gate=True)``)."""
+    request = getattr(request, "_request", request)  # a DRF request wraps the one the middleware saw
     receipt = getattr(request, "kifu_receipt", None)
     if receipt and not getattr(request, "kifu_gate_left", False):
         request.kifu_gate_left = True
-        gate_leave(receipt[0])
+        if not left:
+            gate_leave(receipt[0])
+
+
+def in_gate(request) -> bool:
+    """Does this request hold its game's move gate now?"""
+    request = getattr(request, "_request", request)
+    return getattr(request, "kifu_receipt", None) is not None and not getattr(request, "kifu_gate_left", False)

@@ -228,6 +228,7 @@ def _start(game: Game, engine: Engine) -> None:
 class SubmitResult:
     submission: Submission
     created: bool
+    gate_left: bool = False
 
 
 def move_submit(
@@ -238,12 +239,15 @@ def move_submit(
     idempotency_key: str,
     received_at: datetime | None = None,
     seat: int | None = None,
+    leave_gate: bool = False,
 ) -> SubmitResult:
     """Store a pending submission and queue its validation; the same key returns the first one.
 
     ``received_at``: the receipt time (``games.receipts``: the API stamps it when the request
     arrives, before authentication); deadlines are judged by it. ``seat``: the caller's seat when
     the caller already read it (the API does, with the game); otherwise it is looked up.
+    ``leave_gate``: the caller holds the game's move gate (``games.receipts``); on PostgreSQL it
+    is left by the statement that stores the submission (``SubmitResult.gate_left`` says so).
 
     The game row is locked for the insert so that submission ids - the receipt order that decides
     "first caller wins" - are handed out in commit order: a worker can never see a later-numbered
@@ -262,9 +266,11 @@ def move_submit(
         if existing:
             return SubmitResult(existing, False)
         raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
+    gate_left = False
     try:
         if connection.vendor == "postgresql":
-            submission = _store_locked(game_id, user, seat, idempotency_key, move, arrived)
+            submission = _store_locked(game_id, user, seat, idempotency_key, move, arrived, leave_gate)
+            gate_left = leave_gate
         else:
             with transaction.atomic():
                 _lock(game_id)
@@ -284,32 +290,43 @@ def move_submit(
         if existing is None:
             raise
         return SubmitResult(existing, False)
-    return SubmitResult(submission, True)
+    return SubmitResult(submission, True, gate_left)
 
 
 # One statement that locks the game row and inserts the submission: outside a transaction it
 # commits at once, so the row lock that orders submission ids is held for one round trip instead of
 # BEGIN, SELECT ... FOR UPDATE, INSERT and COMMIT (four).
 _STORE_LOCKED = """
-WITH locked AS (SELECT id FROM games_game WHERE id = %s FOR UPDATE)
-INSERT INTO games_submission
-    (public_id, game_id, user_id, seat, idempotency_key, payload, status, code, message, received_at)
-SELECT %s, locked.id, %s, %s, %s, %s::jsonb, 'pending', '', '', %s FROM locked
-RETURNING id
+WITH locked AS (SELECT id FROM games_game WHERE id = %s FOR UPDATE),
+stored AS (
+    INSERT INTO games_submission
+        (public_id, game_id, user_id, seat, idempotency_key, payload, status, code, message, received_at)
+    SELECT %s, locked.id, %s, %s, %s, %s::jsonb, 'pending', '', '', %s FROM locked
+    RETURNING id
+)
+SELECT id, {leave} FROM stored
 """
+# Leaving the move gate (games.receipts) in the same statement is safe although it happens just
+# before the commit: a worker takes the game row lock, held by this statement until it commits,
+# before it may close a window, so it always sees this submission.
+_LEAVE_GATE = "pg_advisory_unlock_shared(%s, %s)"
 
 
-def _store_locked(game_id, user, seat: int, key: str, move: dict, received_at: datetime) -> Submission:
+def _store_locked(game_id, user, seat: int, key: str, move: dict, received_at: datetime, gate: bool) -> Submission:
     if connection.in_atomic_block:  # inside a caller's transaction: a refused insert must not abort it
         with transaction.atomic():
-            return _store_statement(game_id, user, seat, key, move, received_at)
-    return _store_statement(game_id, user, seat, key, move, received_at)
+            return _store_statement(game_id, user, seat, key, move, received_at, gate)
+    return _store_statement(game_id, user, seat, key, move, received_at, gate)
 
 
-def _store_statement(game_id, user, seat: int, key: str, move: dict, received_at: datetime) -> Submission:
+def _store_statement(game_id, user, seat: int, key: str, move: dict, received_at: datetime, gate: bool):
     public_id = uuid.uuid4()
+    params = [game_id, public_id, user.pk, seat, key, json.dumps(move), received_at]
+    sql = _STORE_LOCKED.format(leave=_LEAVE_GATE if gate else "NULL")
+    if gate:
+        params += [receipts.GATE_NAMESPACE, receipts.gate_key(game_id)]
     with connection.cursor() as cursor:
-        cursor.execute(_STORE_LOCKED, [game_id, public_id, user.pk, seat, key, json.dumps(move), received_at])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         raise ServiceError("not_found", "no such game", status=404)
