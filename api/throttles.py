@@ -3,15 +3,15 @@
 DRF's ``SimpleRateThrottle`` keeps a list of timestamps per client and writes it back after reading
 it: two requests at once both read the same list and both pass, so under concurrency it
 undercounts (8 threads sent ~1,450 requests with no 429). Here each request is one atomic
-``INCR`` of a fixed-window counter, sent with its ``EXPIRE`` in one pipeline - one round trip, and
-every request counted. Without Redis (embedded mode, or a test's local-memory cache) the same
-counter lives in Django's cache, whose ``add`` + ``incr`` are atomic there too.
+``INCR`` of a per-window counter, sent with its ``EXPIRE`` and a read of the previous window's
+counter in one pipeline - one round trip, and every request counted (``window_hit``: a sliding
+window estimated from the two, so a burst at a window's edge does not double the rate). Without
+Redis (embedded mode, or a test's local-memory cache) the same counters live in Django's cache,
+whose ``add`` + ``incr`` are atomic there too.
 
-A fixed window lets a client that times its burst at a window's edge through up to twice the rate
-for a moment; in exchange a check costs one round trip and no list. The client's address comes
-from ``REMOTE_ADDR`` unless ``KIFU_TRUSTED_PROXIES`` (DRF's ``NUM_PROXIES``) says how many proxies
-of ours stand in front: then from that many places from the right of ``X-Forwarded-For`` - never
-from what the client itself put there.
+The client's address comes from ``REMOTE_ADDR`` unless ``KIFU_TRUSTED_PROXIES`` (DRF's
+``NUM_PROXIES``) says how many proxies of ours stand in front: then from that many places from the
+right of ``X-Forwarded-For`` - never from what the client itself put there.
 """
 
 from __future__ import annotations
@@ -23,9 +23,12 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework import exceptions, throttling
 
-# Failed log-ins per account before the back-off starts, its first period, and its ceiling.
-LOGIN_BACKOFF_MAX_SECONDS = 3600
-FAILURE_MEMORY_SECONDS = 24 * 3600
+LOGIN_BACKOFF_MAX_SECONDS = 3600  # the longest a username is locked (the first period is a setting)
+FAILURE_MEMORY_SECONDS = 24 * 3600  # a username's failures are forgotten a day after the last one
+
+
+def _now() -> float:
+    return time.time()  # one place for tests to move the clock
 
 
 def _redis_client(key: str):
@@ -37,27 +40,41 @@ def _redis_client(key: str):
     return get_client(key, write=True)
 
 
-def window_hit(name: str, window: int, *, now: float | None = None) -> tuple[int, float]:
-    """Count one hit on counter ``name`` in the current ``window``-second window: (the count so
-    far, this one included; seconds until the window ends). One atomic round trip on Redis."""
-    now = time.time() if now is None else now
+def window_hit(name: str, window: int, limit: int, *, now: float | None = None) -> float | None:
+    """Count one hit on counter ``name``; None if it is within ``limit`` per ``window`` seconds,
+    else the seconds to wait. One atomic round trip on Redis.
+
+    A sliding-window counter: hits are counted per fixed window (``INCR``, with its ``EXPIRE``,
+    in one pipeline that also reads the previous window's count), and the rate is this window's
+    count plus the previous one's weighted by how much of it still lies within the last
+    ``window`` seconds. So a client cannot double its rate by bursting at a window's edge, and a
+    check stays one round trip with no list."""
+    now = _now() if now is None else now
     start = int(now // window) * window
-    key = cache.make_and_validate_key(f"rate:{name}:{start}")
-    client = _redis_client(key)
+    current, previous = f"rate:{name}:{start}", f"rate:{name}:{start - window}"
+    client = _redis_client(cache.make_and_validate_key(current))
     if client is not None:
         pipe = client.pipeline(transaction=True)
-        pipe.incr(key)
-        pipe.expire(key, window + 1)
-        count, _ = pipe.execute()
+        pipe.incr(cache.make_and_validate_key(current))
+        pipe.expire(cache.make_and_validate_key(current), 2 * window + 1)
+        pipe.get(cache.make_and_validate_key(previous))
+        count, _, before = pipe.execute()
     else:  # embedded: Django's cache (local memory: add and incr are each atomic under its lock)
-        raw = f"rate:{name}:{start}"
-        cache.add(raw, 0, window + 1)
+        cache.add(current, 0, 2 * window + 1)
         try:
-            count = cache.incr(raw)
+            count = cache.incr(current)
         except ValueError:  # expired between add and incr: this hit opens the window
-            cache.add(raw, 1, window + 1)
+            cache.add(current, 1, 2 * window + 1)
             count = 1
-    return int(count), start + window - now
+        before = cache.get(previous)
+    count, before = int(count), int(before or 0)
+    elapsed = (now - start) / window  # 0..1 through the current window
+    if count + before * (1 - elapsed) <= limit:
+        return None
+    # How long until one more hit (the retry itself counts) fits: ...
+    if count >= limit:  # ... this window alone is full: the next one, once enough of this has faded
+        return start + window - now + window * (1 - (limit - 1) / count)
+    return (count + 1 + before * (1 - elapsed) - limit) / before * window  # ... the previous one fades
 
 
 class AtomicRateThrottle(throttling.SimpleRateThrottle):
@@ -70,8 +87,8 @@ class AtomicRateThrottle(throttling.SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
-        count, self.left = window_hit(self.key, self.duration)
-        return count <= self.num_requests
+        self.left = window_hit(self.key, self.duration, self.num_requests)
+        return self.left is None
 
     def wait(self):
         return max(1.0, self.left)
@@ -119,10 +136,9 @@ def login_address_hit(request) -> float | None:
     throttle = LoginThrottle()
     if throttle.rate is None:
         return None
-    count, left = window_hit(
-        throttle.cache_format % {"scope": "login", "ident": client_address(request)}, throttle.duration
-    )
-    return None if count <= throttle.num_requests else max(1.0, left)
+    key = throttle.cache_format % {"scope": "login", "ident": client_address(request)}
+    left = window_hit(key, throttle.duration, throttle.num_requests)
+    return None if left is None else max(1.0, left)
 
 
 # ---- per-account back-off -------------------------------------------------------------------
@@ -144,7 +160,7 @@ def _account(username: str) -> str:
 def login_locked_for(username: str) -> float | None:
     """Seconds this username is still locked after repeated failures, or None."""
     until = cache.get(f"login-lock:{_account(username)}")
-    left = None if until is None else until - time.time()
+    left = None if until is None else until - _now()
     return left if left and left > 0 else None
 
 
@@ -164,7 +180,7 @@ def login_failed(username: str) -> None:
     allowed = settings.KIFU_LOGIN_FAILURES
     if failures >= allowed:
         period = min(settings.KIFU_LOGIN_BACKOFF_SECONDS * 2 ** min(failures - allowed, 20), LOGIN_BACKOFF_MAX_SECONDS)
-        cache.set(f"login-lock:{account}", time.time() + period, int(period) + 1)
+        cache.set(f"login-lock:{account}", _now() + period, int(period) + 1)
 
 
 def login_succeeded(username: str) -> None:

@@ -198,14 +198,20 @@ TINY = {"anon": "3/minute", "user": "1000/minute", "login": "3/minute"}
 
 @pytest.fixture
 def tiny_rates():
-    """Small rates and a private local-memory cache (DRF binds THROTTLE_RATES at import, so the
-    class attribute is patched; see tests/live/test_throttling.py)."""
+    """Small rates, a private local-memory cache and a stopped throttle clock (DRF binds
+    THROTTLE_RATES at import, so the class attribute is patched; see tests/live/test_throttling.py)."""
     from django.core.cache import cache
     from django.test import override_settings
     from rest_framework.throttling import SimpleRateThrottle
 
+    from api import throttles
+
     locmem = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hardening"}}
-    with override_settings(CACHES=locmem), mock.patch.object(SimpleRateThrottle, "THROTTLE_RATES", TINY):
+    with (
+        override_settings(CACHES=locmem),
+        mock.patch.object(SimpleRateThrottle, "THROTTLE_RATES", TINY),
+        mock.patch.object(throttles, "_now", lambda: 1_000_020.0),  # mid-window: no window ends mid-test
+    ):
         cache.clear()
         yield
         cache.clear()
@@ -254,7 +260,7 @@ def test_failed_logins_lock_the_account_for_a_growing_while(tiny_rates, settings
         client = APIClient(REMOTE_ADDR=f"10.1.0.{address}")  # a new address each time: the account is what counts
         return client.post("/api/token", {"username": "aki", "password": password}, format="json")
 
-    with mock.patch.object(throttles.time, "time", lambda: now[0]):
+    with mock.patch.object(throttles, "_now", lambda: now[0]):
         assert [attempt("wrong", n).status_code for n in range(3)] == [401, 401, 401]
         locked = attempt("a-long-pass-1", 10)  # the right password does not get through either
         refused(locked, 429, "login_locked")
@@ -284,6 +290,17 @@ def test_the_web_login_form_is_throttled_and_backs_off_too(tiny_rates, settings)
     client = Client(REMOTE_ADDR="10.3.0.1")
     answers = [client.post("/accounts/login/", {"username": f"u{n}", "password": "x"}).status_code for n in range(4)]
     assert answers == [200, 200, 200, 429]
+
+
+def test_a_burst_at_a_windows_edge_does_not_double_the_rate(tiny_rates):
+    from api.throttles import window_hit
+
+    name, start = f"edge-{uuid.uuid4().hex}", 6_000_000.0  # a minute window starts here
+    assert [window_hit(name, 60, 3, now=start + 59.5) for _ in range(3)] == [None, None, None]
+    wait = window_hit(name, 60, 3, now=start + 60.5)  # the next window: the last one still weighs
+    assert wait is not None and 0 < wait <= 60
+    assert window_hit(name, 60, 3, now=start + 60.5 + wait + 0.01) is None  # ... until it has faded
+    assert window_hit(f"{name}-b", 60, 3, now=start + 1) is None  # other counters are their own
 
 
 def test_the_counter_is_atomic_under_concurrent_requests():
