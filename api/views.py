@@ -302,14 +302,16 @@ class GameMovesView(APIView):
         key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
         result = None
         try:
-            game = load_game(pk, request.user)
+            seat = selectors.seat_for_move(game_id=pk, user=request.user)
+            if seat is None:
+                load_game(pk, request.user)  # 404 for a game the caller may not see
             result = services.move_submit(
-                game_id=game.pk,
+                game_id=pk,
                 user=request.user,
                 move=data.validated_data["move"],
                 idempotency_key=key,
                 received_at=receipts.received_at(request),
-                seat=selectors.seat_of(game=game, user=request.user),
+                seat=seat,
                 leave_gate=receipts.in_gate(request),
             )
         finally:

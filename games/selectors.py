@@ -34,6 +34,20 @@ def mature_engines() -> list[str]:
     return [slug for slug, engine in REGISTRY.items() if engine.mature]
 
 
+def seat_for_move(*, game_id, user) -> int | None:
+    """The seat ``user`` holds in a game it may see, in one query - the hot path of a move
+    (``POST .../moves``): None when the user holds no seat there, or the game is mature and the
+    user has withdrawn consent (then it is not shown to them at all). The caller tells "no such
+    game" from "not a player" with ``game_get`` only when this is None."""
+    row = Seat.objects.filter(game_id=game_id, user=user).values_list("index", "game__engine").first()
+    if row is None:
+        return None
+    index, engine = row
+    if engine in mature_engines() and not may_see_mature(user):
+        return None
+    return index
+
+
 def game_list(
     *, viewer=None, engine: str | None = None, status: str | None = None, player: str | None = None
 ) -> QuerySet:
