@@ -71,10 +71,13 @@ def window_hit(name: str, window: int, limit: int, *, now: float | None = None) 
     elapsed = (now - start) / window  # 0..1 through the current window
     if count + before * (1 - elapsed) <= limit:
         return None
-    # How long until one more hit (the retry itself counts) fits: ...
+    # How long until one more hit (the retry itself counts) fits - at most a window, as DRF promises
+    # (a client still hammering then gets a new answer): ...
     if count >= limit:  # ... this window alone is full: the next one, once enough of this has faded
-        return start + window - now + window * (1 - (limit - 1) / count)
-    return (count + 1 + before * (1 - elapsed) - limit) / before * window  # ... the previous one fades
+        wait = start + window - now + window * (1 - (limit - 1) / count)
+    else:  # ... the previous window fades
+        wait = (count + 1 + before * (1 - elapsed) - limit) / before * window
+    return min(wait, window)
 
 
 class AtomicRateThrottle(throttling.SimpleRateThrottle):
