@@ -57,8 +57,7 @@ def game_create(
     """
     try:
         engine = get_engine(engine_slug)
-        engine.check_seats(len(seats))
-        full_config = engine.validate_config(config)
+        full_config = engine.validate_setup(config, len(seats))  # seats, config and the limits joining them
     except RuleError as error:
         raise ServiceError(error.code, error.message) from None
     try:

@@ -14,6 +14,7 @@ once the window has moved on) and ``resign`` (``{"type": "resign", "seat": s}``)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -95,6 +96,8 @@ class Flag:
             ok_types = (int,) if self.kind == "int" else (int, float)
             if isinstance(value, bool) or not isinstance(value, ok_types):
                 raise ConfigError(f"{where} must be a number ({self.kind}), not {value!r}")
+            if not math.isfinite(value):  # NaN passes every comparison below, and inf is no setting
+                raise ConfigError(f"{where} must be a finite number, not {value!r}")
             if self.minimum is not None and value < self.minimum:
                 raise ConfigError(f"{where} must be at least {self.minimum}, not {value!r}")
             if self.maximum is not None and value > self.maximum:
@@ -183,6 +186,13 @@ class Engine:
         if not isinstance(config, dict):
             raise ConfigError(f"config must be a JSON object, not {type(config).__name__}")
         known = {flag.name: flag for flag in self.flags}
+        not_names = [key for key in config if not isinstance(key, str)]
+        if not_names:  # only a Python caller can send these (JSON keys are strings); sorted() would fail
+            raise ConfigError(
+                f"config flag names are strings, not {not_names[0]!r}; flags of {self.slug}: "
+                + (", ".join(sorted(known)) or "none"),
+                code="unknown_config_flag",
+            )
         unknown = sorted(set(config) - set(known))
         if unknown:
             allowed = ", ".join(sorted(known)) or "none"
@@ -205,6 +215,24 @@ class Engine:
                 f"{self.name} is played by {self.min_seats}-{self.max_seats} players, not {seats}",
                 code="bad_seat_count",
             )
+
+    def check_config_seats(self, config: dict, seats: int) -> None:
+        """Limits that join a validated config and the seat count (e.g. a variant for 3-7 players).
+
+        Engines with such limits override this and raise ConfigError; ``validate_setup`` calls it,
+        so ``setup`` and game creation refuse the same configs.
+        """
+
+    def validate_setup(self, config: dict | None, seats: int) -> dict:
+        """Everything ``setup`` would refuse, checked without building a state; the full config.
+
+        The service calls this when a game is created (its seats may still be empty), so that a
+        config accepted then cannot fail when the last seat fills and ``setup`` runs.
+        """
+        self.check_seats(seats)
+        full = self.validate_config(config)
+        self.check_config_seats(full, seats)
+        return full
 
     # ---- the contract ---------------------------------------------------------------------
     def setup(self, config: dict | None, seats: int) -> State:

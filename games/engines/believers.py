@@ -162,14 +162,15 @@ class Believers(Engine):
             raise ConfigError("min_players cannot exceed max_players")
         return full
 
-    def setup(self, config: dict | None, seats: int = 3) -> BelieversState:
-        self.check_seats(seats)
-        config = self.validate_config(config)
+    def check_config_seats(self, config: dict, seats: int) -> None:
         if not config["min_players"] <= seats <= config["max_players"]:
             raise ConfigError(
                 f"this table is for {config['min_players']}-{config['max_players']} players, not {seats}",
                 code="bad_seat_count",
             )
+
+    def setup(self, config: dict | None, seats: int = 3) -> BelieversState:
+        config = self.validate_setup(config, seats)
         return BelieversState(config=config, seats=seats, phase="storytelling", committed=(None,) * seats)
 
     def chance_due(self, state: BelieversState) -> str | None:

@@ -4,6 +4,11 @@ The outcome of the chance event at position ``seq`` is drawn from
 ``HMAC-SHA256(key=seed, msg="kifu/<seq>/<block>")`` for block = 0, 1, 2, ... Integers below ``n``
 come from 64-bit words by rejection sampling (no modulo bias), and shuffles are Fisher-Yates from
 the last index down. Anyone holding the revealed seed can re-derive every chance event.
+
+Every draw is bounded: ``n`` is at most 2**48, so a word is rejected with probability below
+2**-16, and after ``_ATTEMPTS`` rejected words in a row (probability below 2**-512, never seen)
+the last one is used modulo ``n``. The rules samplers built on this stream never retry until
+lucky either (``tests/engines/test_every_config.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import TypeVar
 
 T = TypeVar("T")
 _WORD = 2**64
+_LARGEST = 2**48  # randbelow's bound: a rejection is then rarer than 1 in 65536
+_ATTEMPTS = 32
 
 
 class ChanceStream:
@@ -35,14 +42,15 @@ class ChanceStream:
         return int.from_bytes(word, "big")
 
     def randbelow(self, n: int) -> int:
-        """A uniform integer in ``[0, n)``."""
-        if n <= 0:
-            raise ValueError("n must be positive")
+        """A uniform integer in ``[0, n)``, ``0 < n <= 2**48``; at most ``_ATTEMPTS`` words."""
+        if not 0 < n <= _LARGEST:
+            raise ValueError(f"n must be from 1 to 2**48, not {n}")
         limit = _WORD - (_WORD % n)
-        while True:
+        for _ in range(_ATTEMPTS):
             word = self._word()
             if word < limit:
-                return word % n
+                break
+        return word % n
 
     def shuffle(self, items: Sequence[T]) -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher-Yates)."""

@@ -19,6 +19,9 @@ Engine decisions, not rules of the source (see the module's report and tests):
 - ``legal_moves`` cannot list every text, so it lists one representative move per form whose
   parts are the constant placeholders ``"…"`` (statements) and ``"…?"`` (questions). Constant so
   that a listed move stays listed exactly while its form is legal (the harness replays old moves).
+  Every listed move must be one ``apply`` accepts, under every config: with ``max_part_length = 1``
+  (the flag's minimum, kept so that no stored config stops validating) a question placeholder is the
+  bare ``"?"`` - still a question a player may send - rather than raising the minimum.
 - ``withdraw`` (a platform safety exit, like the system ``resign``) is accepted from either seat at
   any time but never listed, so that it does not make every seat an actor on every step.
 - ``max_story_moves`` bounds a game: once the story has that many moves, Kublai's only move on his
@@ -250,8 +253,7 @@ class KazekamiKyoko(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = 2) -> KyokoState:
-        self.check_seats(seats)
-        config = self.validate_config(config)
+        config = self.validate_setup(config, seats)
         state = KyokoState(config=config, phase="opt_in")
         if config["series_game"] == 2:
             kyoko = 1 - config["series_first_kyoko"]  # roles swapped from game 1 (§5)
@@ -332,7 +334,7 @@ class KazekamiKyoko(Engine):
                 moves.append({"type": "open_tale", "form": OPENING[role], "statement": PLACEHOLDER})
             if state.turn is not None and not yielded:
                 forms = RESPONSES[role] + (() if state.config["strict_forms"] else ("free",))
-                moves.extend(_placeholder_response(form) for form in forms)
+                moves.extend(_placeholder_response(form, state.config["max_part_length"]) for form in forms)
                 if enough:
                     moves.append({"type": "yield_tale"})
         if role == "kublai" and (capped or state.tales >= state.config["min_tales_before_end"]):
@@ -742,10 +744,11 @@ class KazekamiKyoko(Engine):
         )
 
 
-def _placeholder_response(form: str) -> dict:
+def _placeholder_response(form: str, limit: int) -> dict:
+    """The listed move of ``form``: placeholders that fit ``limit`` (a bare "?" when it is 1)."""
     move = {"type": "respond", "form": form}
     for name in PARTS[form]:
-        move[name] = PLACEHOLDER_QUESTION if name in QUESTION_PARTS else PLACEHOLDER
+        move[name] = PLACEHOLDER_QUESTION[-limit:] if name in QUESTION_PARTS else PLACEHOLDER
     return move
 
 

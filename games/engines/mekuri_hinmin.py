@@ -290,8 +290,7 @@ class MekuriHinmin(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = 2) -> MekuriState:
-        self.check_seats(seats)
-        return MekuriState(config=self.validate_config(config), phase="deal")
+        return MekuriState(config=self.validate_setup(config, seats), phase="deal")
 
     def chance_due(self, state: MekuriState) -> str | None:
         if state.phase in ("deal", "upcard_reshuffle"):

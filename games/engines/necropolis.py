@@ -165,8 +165,7 @@ class Necropolis(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = 2) -> NecropolisState:
-        self.check_seats(seats)
-        return NecropolisState(config=self.validate_config(config), phase="deal")
+        return NecropolisState(config=self.validate_setup(config, seats), phase="deal")
 
     def chance_due(self, state: NecropolisState) -> str | None:
         return {"deal": "deal", "exchange": "exchange_draw"}.get(state.phase)

@@ -111,8 +111,7 @@ class NineCard(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = 2) -> NineCardState:
-        self.check_seats(seats)
-        return NineCardState(config=self.validate_config(config), phase="deal")
+        return NineCardState(config=self.validate_setup(config, seats), phase="deal")
 
     def chance_due(self, state: NineCardState) -> str | None:
         return "deal" if state.phase == "deal" else None

@@ -168,8 +168,7 @@ class OneTwoThreeFour(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int) -> State:
-        self.check_seats(seats)
-        config = self.validate_config(config)
+        config = self.validate_setup(config, seats)
         start = config["starting_chips"] if config["scoring_mode"] == "chips" else 0
         return State(config=config, seats=seats, phase="deal", totals=(start,) * seats)
 

@@ -211,10 +211,10 @@ class Satori(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = 4) -> SatoriState:
-        self.check_seats(seats)
+        config = self.validate_setup(config, seats)
         empty = tuple(() for _ in range(seats))
         return SatoriState(
-            config=self.validate_config(config),
+            config=config,
             seats=seats,
             phase="deal",
             hands=empty,

@@ -169,8 +169,7 @@ class TurnThief(Engine):
 
     # ---- setup and chance ---------------------------------------------------------------
     def setup(self, config: dict | None, seats: int = SEATS) -> TurnThiefState:
-        self.check_seats(seats)
-        return TurnThiefState(config=self.validate_config(config), phase="deal")
+        return TurnThiefState(config=self.validate_setup(config, seats), phase="deal")
 
     def chance_due(self, state: TurnThiefState) -> str | None:
         return "deal" if state.phase == "deal" else None

@@ -22,7 +22,13 @@ too, so one id never means two cards. Suits and packs never matter to the rules.
 
 Decisions beyond the spec: ``num_packs = 0`` and ``max_lead_set = 0`` mean "automatic" (1 pack up
 to 6 players, 4 cards per pack); ``fixed_7`` deals ``first_deal_size`` (7) every time; a dealer
-draw's redraw rounds draw again from the whole pack (cards differ within a round); under
+draw's redraw rounds draw again from the whole pack (cards differ within a round), and should
+``PLAIN_ROUNDS`` (8) rounds leave a tie the server samples only rounds that do not all show one
+rank (each shrinks the tie, so every draw ends within 8 + seats - 1 rounds); when the pack left holds a single rank (late in long games, e.g.
+``elimination_threshold = 100`` with only the 2s outside the penalty piles) no draw can break a
+tie, so the due chance step is ``dealer_pick`` instead: the dealer is picked at random among the
+tied players, the seed allowing any method of choosing the dealer (「ディーラーの决定方法は、
+じゃんけんでもなんでも」, and for tied losers 「じゃんけんなど好きな方法でもよいでしょう」); under
 ``all_at_least_highest`` "the highest card on the table" counts every card of the trick, low plays
 included; the tricks of a deal stay on view until the next deal. A resignation is in ``_resign``
 and the redaction of card ids reused by later deals in ``event_view``. ``Outcome.scores`` are the
@@ -31,8 +37,10 @@ penalty totals (lower is better), or in the gambling variant each player's net c
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import combinations
+from math import comb
 
 from .base import (
     ChanceExpected,
@@ -174,6 +182,7 @@ PRESETS = {
     "gambling_22": {"stakes_enabled": True},
 }
 MOVES = ("exchange", "lead", "follow", "buy_back", "decline_buy_back")
+PLAIN_ROUNDS = 8  # dealer-draw rounds sampled from the whole pack before only narrowing ones
 MAX_SEATS = 8
 
 
@@ -295,13 +304,14 @@ class TwentyTwo(Engine):
             raise ConfigError("starting_chips must cover the ante (stake) when balances may not go negative")
         return full
 
-    def setup(self, config: dict | None, seats: int) -> TwentyTwoState:
-        self.check_seats(seats)
-        config = self.validate_config(config)
+    def check_config_seats(self, config: dict, seats: int) -> None:
         if config["stakes_enabled"] and not 3 <= seats <= 7:
             raise ConfigError(f"the gambling variant is played by 3-7 players, not {seats}", code="bad_seat_count")
         if config["stakes_enabled"] and config["end_when_active_at_most"] >= seats:
             raise ConfigError(f"end_when_active_at_most must be below the number of players ({seats})")
+
+    def setup(self, config: dict | None, seats: int) -> TwentyTwoState:
+        config = self.validate_setup(config, seats)
         packs = config["num_packs"] or (2 if seats >= 7 else 1)
         none = tuple(None for _ in range(seats))
         empty = tuple(() for _ in range(seats))
@@ -372,22 +382,38 @@ class TwentyTwo(Engine):
     # ---- chance -------------------------------------------------------------------------------
     def chance_due(self, state: TwentyTwoState) -> str | None:
         if state.phase == "dealer":
-            return "dealer_draw" if state.config["dealer_selection"] == "card_draw" else "dealer_pick"
+            if state.config["dealer_selection"] == "random" or not self._draw_can_decide(state):
+                return "dealer_pick"
+            return "dealer_draw"
         return "deal" if state.phase == "deal" else None
+
+    def _draw_can_decide(self, state: TwentyTwoState) -> bool:
+        """Whether a card draw can break a tie: only if the pack left holds two ranks or more.
+
+        The pool never outnumbers the pack (``_choose_dealer`` ends the game first), so with two
+        ranks every tie can be narrowed round by round; with one rank every draw ties everyone.
+        """
+        return len({rank_of(c) for c in self._available(state)}) > 1
 
     def sample_chance(self, state: TwentyTwoState, rng) -> dict:
         if state.phase == "dealer":
             pool = state.draw_pool
-            if state.config["dealer_selection"] == "random":
+            if self.chance_due(state) == "dealer_pick":
                 return {"type": "dealer_pick", "dealer": pool[rng.randbelow(len(pool))]}
             rounds, available = [], self._available(state)
-            while True:
-                drawn = rng.shuffle(available)[: len(pool)]
+            # Plain rounds first, as earlier versions drew (so their revealed seeds still verify),
+            # then only rounds that leave fewer tied: at most PLAIN_ROUNDS + seats - 1 in all.
+            for number in range(PLAIN_ROUNDS + len(pool) - 1):
+                if number < PLAIN_ROUNDS:
+                    drawn = rng.shuffle(available)[: len(pool)]
+                else:
+                    drawn = _narrowing_draw(available, len(pool), rng)
                 rounds.append([{"seat": s, "card": c} for s, c in zip(pool, drawn, strict=True)])
                 top = max(rank_of(c) for c in drawn)
                 pool = tuple(s for s, c in zip(pool, drawn, strict=True) if rank_of(c) == top)
                 if len(pool) == 1:
-                    return {"type": "dealer_draw", "rounds": rounds}
+                    break
+            return {"type": "dealer_draw", "rounds": rounds}
         if state.phase != "deal":
             raise UnexpectedChance("no chance step is due now")
         size, order = self._hand_size(state), self._deal_order(state)
@@ -1085,6 +1111,42 @@ class TwentyTwo(Engine):
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+def _narrowing_draw(available: tuple[str, ...], count: int, rng) -> list[str]:
+    """``count`` different cards of ``available`` in random order, uniform among the draws that do
+    not all show one rank - so the highest rank is drawn by fewer than ``count`` players and the
+    tie shrinks. A draw of one rank throughout decides nothing (the players would simply draw
+    again), so the server never samples one, and a dealer draw takes at most ``count - 1`` rounds.
+
+    Needs ``count >= 2`` and two ranks in ``available``. One pass over the cards: each is taken with
+    probability (valid draws containing it) / (valid draws still possible), then the drawn cards
+    are shuffled among the seats; bounded, no retry.
+    """
+    left = Counter(rank_of(c) for c in available)  # ranks of the cards not passed yet
+    remaining, chosen = len(available), []
+    for card in available:
+        need = count - len(chosen)
+        if not need:
+            break
+        left[rank_of(card)] -= 1
+        remaining -= 1
+        take = _mixed_completions([*chosen, card], left, remaining, need - 1)
+        skip = _mixed_completions(chosen, left, remaining, need)
+        if rng.randbelow(take + skip) < take:
+            chosen.append(card)
+    return rng.shuffle(chosen)
+
+
+def _mixed_completions(chosen: list[str], left: Counter, remaining: int, need: int) -> int:
+    """Ways to add ``need`` of the ``remaining`` cards (ranks counted in ``left``) to ``chosen``
+    so that the whole draw shows at least two ranks."""
+    ranks = {rank_of(c) for c in chosen}
+    if len(ranks) > 1:
+        return comb(remaining, need)
+    if ranks:
+        return comb(remaining, need) - comb(left[ranks.pop()], need)
+    return comb(remaining, need) - sum(comb(n, need) for n in left.values())
+
+
 def _put(values: tuple, index: int, value) -> tuple:
     return values[:index] + (value,) + values[index + 1 :]
 
