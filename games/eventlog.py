@@ -67,7 +67,7 @@ def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str) -> list[s
             return [f"event {seq}: hash does not match its content and predecessor (edited?)"]
         last = stored
     if last != head_hash:
-        problems.append("the head hash does not match the last event")
+        problems.append("the game's head hash does not match its last event")
     return problems
 
 

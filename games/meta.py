@@ -15,10 +15,10 @@ import logging
 from datetime import datetime
 
 from . import clocks
+from .eventlog import CLOCK_STATE  # a bank clock's projection: server working state, not record meta
 
 log = logging.getLogger("kifu.games")
 
-CLOCK_STATE = "clock_state"  # services.CLOCK_STATE: a bank clock's projection, server working state
 # Descriptive header fields of a record, text of at most this many characters.
 RECORD_TEXT = {"event": 200, "date": 100, "place": 200, "notes": 10_000}
 SOURCE_ID = "kifu_game_id"  # the id of the game a record was exported from (record_header)

@@ -20,8 +20,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from .engines import kazekami_kyoko
+from .errors import ServiceError
 from .models import ContributionHiding, ContributionReport, Event, Game, Seat
-from .services import ServiceError
 
 # The payload fields that hold a player's own words, per storytelling engine. Only move events with
 # at least one of them are contributions; nothing else (cards, roles, forms) can be hidden this way.

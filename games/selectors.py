@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from . import clocks, moderation
 from .engines import REGISTRY, get_engine
+from .meta import meta_readable
 from .models import ContributionHiding, Event, Game, MatureConsent, Seat, Submission
 
 log = logging.getLogger("kifu.games")
@@ -193,8 +194,18 @@ def events_for(
 
 
 # ---- the spectator delay ----------------------------------------------------------------------
+def readable_meta(game: Game) -> dict:
+    """The game's settings as readers may use them (``games.meta.meta_readable``: a stored setting
+    that fails game creation's checks is left out and logged, never a 500); once per instance."""
+    cached = getattr(game, "_readable_meta", None)
+    if cached is None or cached[0] is not game.meta:
+        cached = (game.meta, meta_readable(game.meta, engine_slug=game.engine, game_id=game.pk))
+        game._readable_meta = cached
+    return cached[1]
+
+
 def spectator_delay(game: Game) -> int:
-    return int((game.meta or {}).get("spectator_delay_seconds") or 0)
+    return int(readable_meta(game).get("spectator_delay_seconds") or 0)
 
 
 @dataclass(frozen=True)
@@ -272,7 +283,7 @@ def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay
     A bank clock is derived from the log alone: each event's boundary is the receipt time of the
     accepted submission it came from, else its ``created_at`` (``games.clocks`` says why)."""
     engine = get_engine(game.engine)
-    clock = (game.meta or {}).get("time_control")
+    clock = readable_meta(game).get("time_control")
     banked = bool(clock) and clocks.kind(clock) == "bank" and game.started_at is not None
     if since is None or since.seq > upto:
         seats = seat_count(game)
@@ -359,7 +370,8 @@ def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None =
 
     Live, a bank reads its projection and a per-move clock its window; a delayed spectator gets
     the clock of the replay at ``sight.seq`` as of ``sight.as_of``."""
-    clock = (game.meta or {}).get("time_control")
+    meta = readable_meta(game)
+    clock = meta.get("time_control")
     if not clock or game.status == Game.Status.OPEN:
         return None
     seats = seat_count(game)
@@ -379,7 +391,7 @@ def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None =
         if delayed:
             bank = replay.bank
         else:
-            bank = clocks.Bank.from_json(game.meta["clock_state"]) if "clock_state" in game.meta else None
+            bank = clocks.Bank.from_json(meta["clock_state"]) if "clock_state" in meta else None
         if bank is None:
             return {**out, "seats": []}
         left = bank.at(moment)
@@ -429,7 +441,7 @@ def game_head(*, game: Game, sight: Sight, moderator: bool = False, replay: Repl
             "deadline_at": replay.at + timedelta(seconds=deadline.seconds),
         }
     elif clock is not None and any(seat["running"] for seat in clock["seats"]) and outcome is None:
-        control = game.meta["time_control"]
+        control = readable_meta(game)["time_control"]
         if replay.bank is not None:
             opened, deadline_at = replay.bank.mark, replay.bank.deadline()
         else:

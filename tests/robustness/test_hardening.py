@@ -380,3 +380,25 @@ def test_the_worker_never_gives_up_on_the_broker():
     options = app.conf.broker_transport_options
     assert options["socket_keepalive"] and options["retry_on_timeout"] and options["health_check_interval"] > 0
     assert app.conf.task_publish_retry_policy["max_retries"] <= 3  # a request does not hang on a dead broker
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"spectator_delay_seconds": "abc"},
+        {"time_control": {"bank_seconds": 60}},
+        {"time_control": {"per_move_seconds": "soon"}},
+    ],
+)
+def test_a_game_stored_with_bad_meta_still_answers_every_game_endpoint(meta):
+    """The per-game reads (state, events, legal moves, verification, replay page) read settings
+    through selectors.readable_meta too: a bad stored setting is skipped, never a 500."""
+    oya = account("oya")
+    assert oya.post("/api/records", {"record": record()}, format="json").status_code == 201
+    game = Game.objects.get()
+    Game.objects.filter(pk=game.pk).update(meta=meta)
+    for client in (APIClient(), oya):
+        for path in ("state", "events", "legal-moves", "verification"):
+            response = client.get(f"/api/games/{game.pk}/{path}")
+            assert response.status_code < 500, (path, response.content[:300])
+        assert client.get(f"/games/{game.pk}/replay").status_code < 500
