@@ -354,10 +354,13 @@ def _existing_submission(game_id, user, key: str, move: dict) -> Submission | No
     return existing
 
 
-def _queue_advance(game_id) -> None:
-    from .tasks import game_advance_task
+def _queue_advance(game_id, *, force: bool = False) -> None:
+    """Queue an advance of the game unless one is already waiting to start (``force``: queue it
+    anyway - the sweeper's re-queue of submissions a lost task left behind)."""
+    from .tasks import advance_queue_claim, game_advance_task
 
-    game_advance_task.delay(str(game_id))
+    if advance_queue_claim(game_id) or force:
+        game_advance_task.delay(str(game_id))
 
 
 @transaction.atomic
@@ -461,5 +464,5 @@ def submissions_sweep(*, older_than: float) -> int:
         )
     )
     for game_id in stale:
-        _queue_advance(game_id)
+        _queue_advance(game_id, force=True)
     return len(stale)

@@ -66,6 +66,11 @@ def _client():
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
+def redis_client():
+    """This process's Redis client (the live-stream bus, verdicts, advance marks)."""
+    return _client()
+
+
 # Seats never change once a game has started, and notices are only sent from then on, so the
 # accounts of a game are read once per process (bounded: the oldest entries go first).
 _ACCOUNTS: dict[str, list[int]] = {}

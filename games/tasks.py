@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
@@ -9,6 +11,8 @@ from django.utils import timezone
 
 from . import receipts, services
 from .models import Game
+
+log = logging.getLogger("kifu.games")
 
 
 @shared_task(
@@ -20,7 +24,42 @@ from .models import Game
 )
 def game_advance_task(game_id: str) -> int:
     """Validate and apply a game's pending submissions (and close an overdue window)."""
+    advance_queue_release(game_id)  # before reading: a submission stored from now on queues again
     return services.game_advance(game_id=game_id)
+
+
+# One queued advance per game is enough: it drains every submission stored before it starts. A
+# submission stored while one is queued (not yet started) only adds itself to what it will drain;
+# once the task starts it drops the mark, so a later submission queues a new task. The mark
+# expires, so a lost task costs at most this long (and the sweeper re-queues stale submissions).
+ADVANCE_MARK_MS = 10_000
+
+
+def _advance_mark(game_id) -> str:
+    return f"kifu:advance-queued:{game_id}"
+
+
+def advance_queue_claim(game_id) -> bool:
+    """True when the caller should queue an advance of ``game_id`` (none is waiting to start)."""
+    if settings.EMBEDDED or not settings.REDIS_URL:
+        return True
+    from .streams import redis_client
+
+    try:
+        return bool(redis_client().set(_advance_mark(game_id), 1, nx=True, px=ADVANCE_MARK_MS))
+    except Exception:
+        return True  # no Redis: queueing fails the same way and says so
+
+
+def advance_queue_release(game_id) -> None:
+    if settings.EMBEDDED or not settings.REDIS_URL:
+        return
+    from .streams import redis_client
+
+    try:
+        redis_client().delete(_advance_mark(game_id))
+    except Exception:
+        log.warning("could not drop the advance mark of %s", game_id, exc_info=True)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=200)
