@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, moderation, receipts, selectors, services, store, streams
+from games import accounts, moderation, receipts, record_io, selectors, services, streams
 from games.engines import all_engines, get_engine
 from games.models import Game, Submission
 
@@ -408,7 +408,7 @@ class GameRecordView(APIView):
                 "read the events or the replay, where they are marked hidden",
                 status.HTTP_409_CONFLICT,
             )
-        response = HttpResponse(store.record_export(game=game), content_type="application/x-ndjson; charset=utf-8")
+        response = HttpResponse(record_io.record_export(game=game), content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{game.engine}-{game.pk}.kifu.jsonl"'
         return response
 
@@ -419,7 +419,7 @@ class GameVerificationView(APIView):
         """Replay the stored game: hash chain, every event legal, projection, and the seed once revealed."""
         game = load_game(pk, request.user)
         refuse_delayed_spectator(game, request)  # it counts and checks every event, the newest too
-        return Response(store.game_verify(game=game).to_json())
+        return Response(record_io.game_verify(game=game).to_json())
 
 
 def refuse_delayed_spectator(game: Game, request) -> None:
@@ -444,6 +444,6 @@ class RecordImportView(APIView):
         data.is_valid(raise_exception=True)
         # One transaction around the answer too: if the stored game could not be shown, it is not kept.
         with transaction.atomic():
-            game = store.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
+            game = record_io.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
             body = s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)

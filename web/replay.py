@@ -16,8 +16,8 @@ from games import selectors
 from games.engines import get_engine
 from games.models import Game
 from games.moderation import redaction_for
+from games.record_io import record_header
 from games.records import RecordError, canonical_json, replay_record
-from games.store import record_header
 
 from .describe import describe_event, katsu_results
 from .names import game_name

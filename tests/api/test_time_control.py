@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from games import clocks, selectors, services
 from games.models import Game
-from games.store import record_export
+from games.record_io import record_export
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

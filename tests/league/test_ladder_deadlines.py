@@ -11,7 +11,7 @@ import pytest
 from games import services as game_services
 from games.engines import get_engine
 from games.models import Game, Submission
-from games.store import game_verify
+from games.record_io import game_verify
 from league import selectors, services
 from league.models import LadderEvent, LeagueGame, Match
 from league.scoring import ladder as rules

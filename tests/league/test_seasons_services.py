@@ -13,8 +13,8 @@ from games import services as game_services
 from games.accounts import account_create
 from games.engines import get_engine
 from games.models import Game, Submission
+from games.record_io import game_verify
 from games.services import ServiceError
-from games.store import game_verify
 from kifu.celery import app as celery_app
 from league import services as league_services
 from league.seasons import selectors, services

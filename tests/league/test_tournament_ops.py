@@ -11,7 +11,7 @@ import pytest
 from games import services as game_services
 from games.engines import get_engine
 from games.models import Event, Game, Submission
-from games.store import game_verify
+from games.record_io import game_verify
 from league import services
 from league.models import TournamentBoard, TournamentRound
 from league.services.tournament_pairing import swiss_pairing

@@ -128,7 +128,7 @@ def test_a_game_already_stored_with_bad_meta_does_not_break_the_list(meta):
 
 
 def call_export(game_id) -> str:
-    from games.store import record_export
+    from games.record_io import record_export
 
     return record_export(game=Game.objects.get(pk=game_id))
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Event, Game, Submission
+from games.record_io import game_verify, record_export, record_import
 from games.records import canonical_json
-from games.store import game_verify, record_export, record_import
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from games import receipts, services
 from games.engines import get_engine
 from games.eventlog import chain_check, event_hash
 from games.models import Event, Game, Submission
-from games.store import game_verify
+from games.record_io import game_verify
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from django.utils import timezone
 from games import services
 from games.engines import get_engine
 from games.models import Event, Game, Submission
+from games.record_io import game_verify, record_export
 from games.records import replay_record
 from games.signals import game_finished
-from games.store import game_verify, record_export
 
 pytestmark = pytest.mark.django_db
 

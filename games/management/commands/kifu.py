@@ -93,7 +93,7 @@ class Command(BaseCommand):
 
     # -- import / export --
     def do_import(self, options):
-        from games.store import record_import
+        from games.record_io import record_import
 
         try:
             game = record_import(lines=self._lines(options["file"]))
@@ -102,7 +102,7 @@ class Command(BaseCommand):
         self.stdout.write(f"imported {game.engine} game {game.pk} ({game.head_seq} events, {game.status})")
 
     def do_export(self, options):
-        from games.store import record_export
+        from games.record_io import record_export
 
         game = self._game(options["game"])
         self.stdout.write(record_export(game=game), ending="")
@@ -127,7 +127,7 @@ class Command(BaseCommand):
 
     # -- verify --
     def do_verify(self, options):
-        from games.store import game_verify
+        from games.record_io import game_verify
 
         if options["all"] == bool(options["game"]):
             raise CommandError("give one game id, or --all")
