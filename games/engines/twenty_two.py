@@ -24,11 +24,13 @@ Decisions beyond the spec: ``num_packs = 0`` and ``max_lead_set = 0`` mean "auto
 to 6 players, 4 cards per pack); ``fixed_7`` deals ``first_deal_size`` (7) every time; a dealer
 draw's redraw rounds draw again from the whole pack (cards differ within a round), and should
 ``PLAIN_ROUNDS`` (8) rounds leave a tie the server samples only rounds that do not all show one
-rank (each shrinks the tie, so every draw ends within 8 + seats - 1 rounds); when the pack left holds a single rank (late in long games, e.g.
-``elimination_threshold = 100`` with only the 2s outside the penalty piles) no draw can break a
-tie, so the due chance step is ``dealer_pick`` instead: the dealer is picked at random among the
-tied players, the seed allowing any method of choosing the dealer (「ディーラーの决定方法は、
-じゃんけんでもなんでも」, and for tied losers 「じゃんけんなど好きな方法でもよいでしょう」); under
+rank (each shrinks the tie, so every draw ends within 8 + seats - 1 rounds). A tie no draw can
+break - the pack left holds a single rank, e.g. late in a long game (``elimination_threshold =
+100``) with only the 2s outside the penalty piles - is not in the spec (§5 "ties redraw"): the due
+chance step is then ``dealer_pick`` (as under ``dealer_selection = random``), the dealer picked at
+random among the tied players, since the seed lets the dealer be chosen by any method
+(「ディーラーの决定方法は、じゃんけんでもなんでも」, and for tied losers
+「じゃんけんなど好きな方法でもよいでしょう」); the deal then goes on and the shrinking pack ends the game. Under
 ``all_at_least_highest`` "the highest card on the table" counts every card of the trick, low plays
 included; the tricks of a deal stay on view until the next deal. A resignation is in ``_resign``
 and the redaction of card ids reused by later deals in ``event_view``. ``Outcome.scores`` are the
