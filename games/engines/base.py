@@ -96,7 +96,7 @@ class Flag:
             ok_types = (int,) if self.kind == "int" else (int, float)
             if isinstance(value, bool) or not isinstance(value, ok_types):
                 raise ConfigError(f"{where} must be a number ({self.kind}), not {value!r}")
-            if not math.isfinite(value):  # NaN passes every comparison below, and inf is no setting
+            if isinstance(value, float) and not math.isfinite(value):  # NaN passes every comparison below
                 raise ConfigError(f"{where} must be a finite number, not {value!r}")
             if self.minimum is not None and value < self.minimum:
                 raise ConfigError(f"{where} must be at least {self.minimum}, not {value!r}")
