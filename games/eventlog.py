@@ -23,12 +23,13 @@ the chain itself; ``chain_check`` verifies one, and the ladder log uses the same
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from . import clocks, receipts
@@ -362,22 +363,16 @@ class Appender:
 
     # -- the write
     def write(self) -> None:
-        """Insert the new events (one statement), record the verdicts (one statement), save the
-        head projection (one statement), and queue the after-commit notices."""
+        """Insert the new events, record the verdicts and save the head projection - on PostgreSQL
+        in one statement (``_WRITE``), elsewhere in three - and queue the after-commit notices."""
         game, engine = self.game, self.engine
-        if self.rows:
-            Event.objects.bulk_create(self.rows)
-        if len(self.decided) == 1:
-            (submission,) = self.decided
-            Submission.objects.filter(pk=submission.pk).update(
-                **{name: getattr(submission, name) for name in _VERDICT_FIELDS}
-            )
-        elif self.decided:
-            Submission.objects.bulk_update(self.decided, _VERDICT_FIELDS)
         if self.state is not None:
             game.state = engine.dump_state(self.state)
             game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(self.state))
-        game.save(update_fields=_SAVED_FIELDS)
+        if connection.vendor == "postgresql":
+            self._write_statement()
+        else:
+            self._write_orm()
         notice = Notice(
             game_id=game.pk,
             seq=game.head_seq,
@@ -389,6 +384,86 @@ class Appender:
             verdicts=[verdict_json(submission) for submission in self.decided],
         )
         transaction.on_commit(notice.send)
+
+    def _write_orm(self) -> None:
+        if self.rows:
+            Event.objects.bulk_create(self.rows)
+        if self.decided:
+            Submission.objects.bulk_update(self.decided, _VERDICT_FIELDS)
+        self.game.save(update_fields=_SAVED_FIELDS)
+
+    def _write_statement(self) -> None:
+        """One round trip, and no ORM compilation: the events and verdicts travel as two JSON
+        arrays that PostgreSQL unpacks (``jsonb_to_recordset``) in data-modifying CTEs."""
+        game = self.game
+        events = [
+            {
+                "seq": row.seq,
+                "kind": row.kind,
+                "seat": row.seat,
+                "payload": row.payload,
+                "hash": row.hash,
+                "created_at": row.created_at.isoformat(),
+            }
+            for row in self.rows
+        ]
+        verdicts = [
+            {
+                "id": submission.pk,
+                "status": submission.status,
+                "code": submission.code,
+                "message": submission.message,
+                "event_seq": submission.event_seq,
+                "decided_at": submission.decided_at.isoformat() if submission.decided_at else None,
+            }
+            for submission in self.decided
+        ]
+        params = [
+            game.pk,
+            json.dumps(events),
+            json.dumps(verdicts),
+            game.head_seq,
+            game.head_hash,
+            json.dumps(game.meta),
+            game.status,
+            game.started_at,
+            game.finished_at,
+            None if game.outcome is None else json.dumps(game.outcome),
+            game.window,
+            game.window_opened_at,
+            game.deadline_at,
+            None if game.state is None else json.dumps(game.state),
+            json.dumps(game.actors),
+            game.pk,
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(_WRITE, params)
+
+
+# The whole write of a drain as one statement (PostgreSQL). Every data-modifying CTE runs to
+# completion whether or not its result is read; the event table's append-only triggers still apply.
+_WRITE = """
+WITH new_events AS (
+    INSERT INTO games_event (game_id, seq, kind, seat, payload, hash, created_at)
+    SELECT %s, e.seq, e.kind, e.seat, e.payload, e.hash, e.created_at
+    FROM jsonb_to_recordset(%s::jsonb)
+        AS e(seq integer, kind text, seat integer, payload jsonb, hash text, created_at timestamptz)
+    RETURNING 1
+), verdicts AS (
+    UPDATE games_submission AS s
+    SET status = v.status, code = v.code, message = v.message, event_seq = v.event_seq,
+        decided_at = v.decided_at
+    FROM jsonb_to_recordset(%s::jsonb)
+        AS v(id bigint, status text, code text, message text, event_seq integer, decided_at timestamptz)
+    WHERE s.id = v.id
+    RETURNING 1
+)
+UPDATE games_game
+SET head_seq = %s, head_hash = %s, meta = %s::jsonb, status = %s, started_at = %s, finished_at = %s,
+    outcome = %s::jsonb, "window" = %s, window_opened_at = %s, deadline_at = %s, state = %s::jsonb,
+    actors = %s::jsonb
+WHERE id = %s
+"""
 
 
 def running_seats(engine: Engine, state) -> tuple[int, ...]:
