@@ -160,8 +160,7 @@ def league_create(
         raise ServiceError("invalid_name", "a league needs a name of 1-100 characters")
     try:
         game = get_engine(engine)
-        game.check_seats(2)
-        full_config = game.validate_config(config)
+        full_config = game.validate_setup(config, 2)  # what setup would refuse for two seats, now
     except UnknownGame as error:
         raise ServiceError(error.code, error.message) from None
     except RuleError as error:

@@ -54,6 +54,8 @@ def ladder_create(
     try:
         game = get_engine(engine)
         config = game.validate_config(game_config)
+        if kind == rules.CHALLENGE and game.min_seats <= 2 <= game.max_seats:
+            game.validate_setup(config, 2)  # a challenge is a two-player game: refuse now what setup would
     except RuleError as error:
         raise ServiceError(error.code, error.message) from None
     full = _settings(kind, game.slug, settings)

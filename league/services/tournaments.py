@@ -94,9 +94,8 @@ def tournament_create(
         raise ServiceError("invalid_format", f"format must be one of {', '.join(Format.values)}, not {format!r}")
     try:
         game = get_engine(engine)
-        if format != Format.MULTI_SWISS:
-            game.check_seats(2)
-        full_config = game.validate_config(config)
+        # Two-player formats: everything the game's setup would refuse for two seats, checked now.
+        full_config = game.validate_config(config) if format == Format.MULTI_SWISS else game.validate_setup(config, 2)
     except UnknownGame as error:
         raise ServiceError(error.code, error.message) from None
     except RuleError as error:

@@ -399,3 +399,18 @@ def test_a_league_created_allowing_bots_takes_them(club_with, clock):
     enrol(league, organiser, (a, bot), clock)
     season = services.season_start(league_id=league.pk, by=organiser, now=clock.now)
     assert sorted(tiers(season)[0]) == sorted([a.username, bot.username])
+
+
+def test_a_league_refuses_a_config_its_two_player_fixtures_could_not_start(club_with, clock):
+    """Issue 26: a seat limit that only the game's setup checked is refused when the league is made."""
+    club, organiser, _ = club_with(2)
+    with pytest.raises(ServiceError) as refused:
+        services.league_create(
+            club_id=club.pk,
+            by=organiser,
+            name="Cucumber nights",
+            engine="twenty-two",
+            config={"variant": "gambling_cucumber"},
+            now=clock.now,
+        )
+    assert refused.value.code == "bad_seat_count"

@@ -42,6 +42,8 @@ def test_round_robin_plays_the_berger_schedule_to_final_standings(
     assert refused.value.code == "not_organiser"
     for bad, code in (
         ({"engine": "turn-thief"}, "bad_seat_count"),
+        # a config whose seat limits only setup used to check (issue 26): refused at creation
+        ({"engine": "twenty-two", "config": {"variant": "gambling_cucumber"}}, "bad_seat_count"),
         ({"engine": "chess"}, "unknown_game"),
         ({"format": "knockout"}, "invalid_format"),
         ({"tiebreaks": ["coin_toss"]}, "invalid_tiebreaks"),
