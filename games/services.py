@@ -267,20 +267,22 @@ def move_submit(
         raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
     gate_left = False
     try:
+        submission = Submission(
+            public_id=uuid.uuid4(),
+            game_id=game_id,
+            user=user,
+            seat=seat,
+            idempotency_key=idempotency_key,
+            payload=move,
+            received_at=arrived,
+        )
         if connection.vendor == "postgresql":
-            submission = _store_locked(game_id, user, seat, idempotency_key, move, arrived, leave_gate)
+            _store_locked(submission, leave_gate)
             gate_left = leave_gate
         else:
             with transaction.atomic():
                 _lock(game_id)
-                submission = Submission.objects.create(
-                    game_id=game_id,
-                    user=user,
-                    seat=seat,
-                    idempotency_key=idempotency_key,
-                    payload=move,
-                    received_at=arrived,
-                )
+                submission.save(force_insert=True)
         transaction.on_commit(lambda: _queue_advance(game_id))
     except IntegrityError:
         # The key was used before (a retry), or two requests with one key raced: the first
@@ -311,36 +313,26 @@ SELECT id, {leave} FROM stored
 _LEAVE_GATE = "pg_advisory_unlock_shared(%s, %s)"
 
 
-def _store_locked(game_id, user, seat: int, key: str, move: dict, received_at: datetime, gate: bool) -> Submission:
+def _store_locked(submission: Submission, leave_gate: bool) -> None:
+    """Insert ``submission`` with ``_STORE_LOCKED`` (setting its id); 404 if the game is gone."""
     if connection.in_atomic_block:  # inside a caller's transaction: a refused insert must not abort it
         with transaction.atomic():
-            return _store_statement(game_id, user, seat, key, move, received_at, gate)
-    return _store_statement(game_id, user, seat, key, move, received_at, gate)
+            return _store_statement(submission, leave_gate)
+    return _store_statement(submission, leave_gate)
 
 
-def _store_statement(game_id, user, seat: int, key: str, move: dict, received_at: datetime, gate: bool):
-    public_id = uuid.uuid4()
-    params = [game_id, public_id, user.pk, seat, key, json.dumps(move), received_at]
-    sql = _STORE_LOCKED.format(leave=_LEAVE_GATE if gate else "NULL")
-    if gate:
-        params += [receipts.GATE_NAMESPACE, receipts.gate_key(game_id)]
+def _store_statement(submission: Submission, leave_gate: bool) -> None:
+    s = submission
+    params = [s.game_id, s.public_id, s.user.pk, s.seat, s.idempotency_key, json.dumps(s.payload), s.received_at]
+    if leave_gate:
+        params += [receipts.GATE_NAMESPACE, receipts.gate_key(s.game_id)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_STORE_LOCKED.format(leave=_LEAVE_GATE if leave_gate else "NULL"), params)
         row = cursor.fetchone()
     if row is None:
         raise ServiceError("not_found", "no such game", status=404)
-    submission = Submission(
-        id=row[0],
-        public_id=public_id,
-        game_id=game_id,
-        user=user,
-        seat=seat,
-        idempotency_key=key,
-        payload=move,
-        received_at=received_at,
-    )
+    submission.id = row[0]
     submission._state.adding = False
-    return submission
 
 
 def _existing_submission(game_id, user, key: str, move: dict) -> Submission | None:
