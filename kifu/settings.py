@@ -97,6 +97,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SECRET_KEY = env.secret_key(
     "KIFU_SECRET_KEY", required=bool(DATABASE_URL) and not DEBUG, keep_in=VAR_DIR / "secret_key"
 )
+# The Ed25519 key that signs the checkpoint log (games/checkpoints.py, issue 15 part 5): from
+# KIFU_CHECKPOINT_KEY or the file named by KIFU_CHECKPOINT_KEY_FILE, else derived from SECRET_KEY
+# (so embedded Kifu signs with a per-install key). Never stored in the database.
+KIFU_CHECKPOINT_KEY = env.checkpoint_key("KIFU_CHECKPOINT_KEY", "KIFU_CHECKPOINT_KEY_FILE", secret_key=SECRET_KEY)
+# At most this many finished games go into one checkpoint; the rest wait for the next one.
+KIFU_CHECKPOINT_BATCH = env.integer("KIFU_CHECKPOINT_BATCH", 1000, minimum=1, maximum=100_000)
 
 # ---- queue, timers and streams ---------------------------------------------------------
 REDIS_URL = env.redis_url("REDIS_URL")
@@ -148,6 +154,9 @@ KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}
 KIFU_EMBEDDED_PERIODIC.append(("hooks.tasks.deliveries_sweep", 1.0))
+# Checkpoint log (issue 15 part 5): finished games' heads are signed in batches every few seconds.
+CELERY_BEAT_SCHEDULE["games-checkpoint"] = {"task": "games.tasks.checkpoint_task", "schedule": 5.0}
+KIFU_EMBEDDED_PERIODIC.append(("games.tasks.checkpoint_task", 5.0))
 KIFU_WEBHOOK_TIMEOUT_SECONDS = env.number("KIFU_WEBHOOK_TIMEOUT_SECONDS", 5.0, minimum=0.1, maximum=300)
 # The first retry waits this long; each later one doubles it (capped at an hour).
 KIFU_WEBHOOK_BACKOFF_SECONDS = env.number("KIFU_WEBHOOK_BACKOFF_SECONDS", 2.0, minimum=0.001, maximum=3600)
@@ -177,7 +186,7 @@ KIFU_STREAM_POLL_SECONDS = env.number("KIFU_STREAM_POLL_SECONDS", 0.2, minimum=0
 # ---- API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.RawTokenAuthentication",  # DRF's token auth, one raw statement
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
