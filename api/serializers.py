@@ -236,6 +236,8 @@ class GameSerializer(serializers.ModelSerializer):
     def get_urls(self, game) -> dict:
         request = self.context.get("request")
         names = ["state", "events", "legal-moves", "moves", "record", "verification", "join"]
+        if game.is_finished and not self._sight(game).delayed:
+            names.append("checkpoint")  # the signed head and its proof (404 not_checkpointed for a few seconds)
         return {
             name.replace("-", "_"): reverse(f"api:game-{name}", kwargs={"pk": game.pk}, request=request)
             for name in names
@@ -295,4 +297,5 @@ class VerificationSerializer(serializers.Serializer):
     projection_ok = serializers.BooleanField()
     chance_ok = serializers.BooleanField(allow_null=True)
     seed_ok = serializers.BooleanField(allow_null=True)
+    checkpoint_ok = serializers.BooleanField(allow_null=True, help_text="null: in no signed checkpoint yet")
     problems = serializers.ListField(child=serializers.CharField())

@@ -3,7 +3,7 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import moderation, views
+from . import checkpoints, moderation, views
 
 app_name = "api"
 
@@ -26,6 +26,10 @@ urlpatterns = [
     path("games/<uuid:pk>/record", views.GameRecordView.as_view(), name="game-record"),
     path("games/<uuid:pk>/verification", views.GameVerificationView.as_view(), name="game-verification"),
     path("records", views.RecordImportView.as_view(), name="record-import"),
+    # the signed checkpoint log (issue 15 part 5)
+    path("checkpoints", checkpoints.CheckpointListView.as_view(), name="checkpoint-list"),
+    path("checkpoints/public-key", checkpoints.CheckpointPublicKeyView.as_view(), name="checkpoint-public-key"),
+    path("games/<uuid:pk>/checkpoint", checkpoints.GameCheckpointView.as_view(), name="game-checkpoint"),
     # moderation of storytelling contributions (issue 6)
     path("games/<uuid:pk>/events/<int:seq>/report", moderation.ContributionReportView.as_view(), name="event-report"),
     path("games/<uuid:pk>/events/<int:seq>/hide", moderation.ContributionHideView.as_view(), name="event-hide"),

@@ -225,3 +225,62 @@ class ContributionHiding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.game_id}#{self.seq}"
+
+
+# ---- the signed checkpoint log (games/checkpoints.py does the writes; issue 15 part 5) -----------
+class Checkpoint(models.Model):
+    """One signed entry of the append-only checkpoint log: the Merkle root over a batch of finished
+    games' heads, chained to the entry before it and signed with the server's Ed25519 key (which
+    lives outside the database). Never updated or deleted: PostgreSQL triggers refuse it."""
+
+    seq = models.PositiveIntegerField(unique=True)
+    previous_hash = models.CharField(max_length=64, help_text="hash of the checkpoint before (zeros for the first)")
+    merkle_root = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(help_text="how many leaves (finished games) the root covers")
+    created_at = models.DateTimeField()
+    key_id = models.CharField(max_length=64, help_text="sha256 of the raw Ed25519 public key")
+    signature = models.CharField(max_length=128, help_text="Ed25519 signature of the canonical body, hex")
+    hash = models.CharField(max_length=64, help_text="sha256 of the canonical body: the next entry's previous_hash")
+
+    class Meta:
+        ordering = ["seq"]
+        triggers = [
+            pgtrigger.Protect(name="checkpoint_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="checkpoint_no_truncate",
+                level=pgtrigger.Statement,
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                func="RAISE EXCEPTION 'kifu: the checkpoint log is append-only; TRUNCATE is refused'; RETURN NULL;",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"checkpoint {self.seq} ({self.size} games)"
+
+
+class CheckpointLeaf(models.Model):
+    """A finished game's head as a checkpoint signed it: leaf ``index`` of that checkpoint's tree."""
+
+    checkpoint = models.ForeignKey(Checkpoint, related_name="leaves", on_delete=models.PROTECT)
+    index = models.PositiveIntegerField()
+    game = models.OneToOneField(Game, related_name="checkpoint_leaf", on_delete=models.PROTECT)
+    head_seq = models.PositiveIntegerField()
+    head_hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["checkpoint", "index"]
+        constraints = [models.UniqueConstraint(fields=["checkpoint", "index"], name="checkpoint_leaf_unique_index")]
+        triggers = [
+            pgtrigger.Protect(name="checkpoint_leaf_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="checkpoint_leaf_no_truncate",
+                level=pgtrigger.Statement,
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                func="RAISE EXCEPTION 'kifu: the checkpoint log is append-only; TRUNCATE is refused'; RETURN NULL;",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} at {self.head_seq} in checkpoint {self.checkpoint_id}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from . import checkpoints
 from .engines import get_engine
 from .engines.base import RuleError
 from .eventlog import CLOCK_STATE, chain_check, event_hash
@@ -100,6 +101,7 @@ class Verification:
     projection_ok: bool = True
     chance_ok: bool | None = None  # None: not checkable (running, or an imported game)
     seed_ok: bool | None = None
+    checkpoint_ok: bool | None = None  # None: not in a signed checkpoint yet (games/checkpoints.py)
 
     def fail(self, problem: str) -> None:
         self.ok = False
@@ -115,13 +117,16 @@ class Verification:
             "projection_ok": self.projection_ok,
             "chance_ok": self.chance_ok,
             "seed_ok": self.seed_ok,
+            "checkpoint_ok": self.checkpoint_ok,
             "problems": self.problems,
         }
 
 
 def game_verify(*, game: Game) -> Verification:
     """Recompute the hash chain, replay every event, compare with the head projection and, for
-    finished server games, check the seed commitment and that every chance event follows from it."""
+    finished server games, check the seed commitment and that every chance event follows from it.
+    Once the game is in the signed checkpoint log, also check its head against the checkpoint
+    (signature, chain, inclusion proof): a rewrite that recomputed every hash fails there."""
     report = Verification(game_id=str(game.pk))
     events = list(game.events.order_by("seq"))
     report.events = len(events)
@@ -131,6 +136,9 @@ def game_verify(*, game: Game) -> Verification:
         previous = row.hash
     for problem in chain_check(links, game.head_hash):
         report.chain_ok = False
+        report.fail(problem)
+    report.checkpoint_ok, problems = checkpoints.game_checkpoint_check(game=game)
+    for problem in problems:
         report.fail(problem)
     engine = get_engine(game.engine)
     header = record_header(game)

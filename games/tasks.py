@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
-from . import receipts, services
+from . import checkpoints, receipts, services
 from .models import Game
 
 log = logging.getLogger("kifu.games")
@@ -85,6 +85,14 @@ def deadlines_sweep() -> int:
 def submissions_sweep() -> int:
     """Beat: queue again games whose submissions were left pending (a worker died mid-task)."""
     return services.submissions_sweep(older_than=settings.KIFU_SUBMISSION_REQUEUE_SECONDS)
+
+
+@shared_task
+def checkpoint_task() -> int:
+    """Beat: sign the finished games not yet in the checkpoint log (one checkpoint per tick, one
+    batch each); returns how many games it covered."""
+    checkpoint = checkpoints.checkpoint_create()
+    return checkpoint.size if checkpoint else 0
 
 
 # A deadline further away than this gets no ETA task: beat's deadlines sweep closes it. A broker

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from kifu.env import derived_checkpoint_key
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -72,6 +74,12 @@ class Stack:
         # The real stack refuses to start without a secret key of its own (kifu/env.py); a scratch
         # stack gets a random one unless the caller set it.
         env = {**env, "KIFU_SECRET_KEY": env.get("KIFU_SECRET_KEY") or secrets.token_urlsafe(50)}
+        # Likewise the checkpoint signing key (games/checkpoints.py): the caller's, else the one a
+        # process with the same KIFU_SECRET_KEY derives, so the caller can check what the stack signed.
+        if not env.get("KIFU_CHECKPOINT_KEY_FILE"):
+            env["KIFU_CHECKPOINT_KEY"] = env.get("KIFU_CHECKPOINT_KEY") or derived_checkpoint_key(
+                env["KIFU_SECRET_KEY"]
+            )
         self.env, self.logdir, self.worker_name = env, logdir, worker_name
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"

@@ -8,6 +8,8 @@ be - instead of a traceback from deep inside Django, Celery or DRF at the first 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 import os
 import re
@@ -17,6 +19,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, load_pem_private_key
 
 # DRF reads "N/period" and looks only at the period's first letter (s, m, h, d).
 RATE = re.compile(r"^\s*\d+\s*/\s*(s|sec|second|m|min|minute|h|hour|d|day)s?\s*$", re.IGNORECASE)
@@ -151,6 +155,39 @@ class Env:
             return PUBLIC_SECRET_KEYS[0]
         return _kept_secret(keep_in)
 
+    def checkpoint_key(self, name: str, file_name: str, *, secret_key: str) -> str:
+        """The Ed25519 key that signs the checkpoint log (games/checkpoints.py), as the 64 hex
+        digits of its 32-byte seed. From ``name`` (the value) or ``file_name`` (a path to it): hex
+        digits (``python -c 'import secrets; print(secrets.token_hex(32))'``) or a PEM private key
+        (``openssl genpkey -algorithm ed25519``). Neither set: derived from ``secret_key``, so every
+        process that shares KIFU_SECRET_KEY (or embedded Kifu's var/secret_key) signs with the same
+        key; never from the database, which is what the signatures are there to check."""
+        value, source = self.environ.get(name, ""), name
+        path = self.environ.get(file_name, "")
+        if value.strip() and path.strip():
+            self.problems.append(f"{name} and {file_name} are both set: set one of them")
+            return ""
+        if path.strip():
+            source = file_name
+            try:
+                value = Path(path).read_text()
+            except (OSError, UnicodeDecodeError) as error:
+                self.problems.append(
+                    f"{file_name}={path!r}: cannot read it ({getattr(error, 'strerror', None) or error})"
+                )
+                return ""
+        if not value.strip():
+            return derived_checkpoint_key(secret_key)
+        seed = _ed25519_seed(value.strip())
+        if seed is None:
+            shown = "the key in that file" if source == file_name else "it"
+            self.problems.append(
+                f"{source}: {shown} must be an Ed25519 private key: 64 hex digits (python -c 'import secrets; "
+                "print(secrets.token_hex(32))') or a PEM key (openssl genpkey -algorithm ed25519)"
+            )
+            return ""
+        return seed
+
     def check(self) -> None:
         """Stop with one line per bad variable (no traceback) if anything was wrong."""
         if self.problems:
@@ -166,6 +203,25 @@ def _range_text(minimum, maximum) -> str:
     if maximum is not None:
         return f" of at most {maximum:g}"
     return ""
+
+
+def derived_checkpoint_key(secret_key: str) -> str:
+    """The checkpoint signing key's seed (hex) when none is set: HMAC-SHA256 of a fixed label under
+    the secret key, so processes sharing KIFU_SECRET_KEY agree without another secret to hand out."""
+    return hmac.new(secret_key.encode(), b"kifu checkpoint signing key v1", hashlib.sha256).hexdigest()
+
+
+def _ed25519_seed(text: str) -> str | None:
+    """The 32-byte seed (hex) of a key given as 64 hex digits or as a PEM Ed25519 private key."""
+    if re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        return text.lower()
+    try:
+        key = load_pem_private_key(text.encode(), password=None)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(key, Ed25519PrivateKey):
+        return None
+    return key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()).hex()
 
 
 def _kept_secret(path: Path) -> str:

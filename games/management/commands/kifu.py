@@ -10,6 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from games import checkpoints
 from games.engines import get_engine
 from games.models import Game
 from games.records import RecordError, canonical_json, replay_record
@@ -29,7 +30,9 @@ class Command(BaseCommand):
         imp.add_argument("file")
         exp = sub.add_parser("export", help="print a stored game's record")
         exp.add_argument("game")
-        verify = sub.add_parser("verify", help="check stored games: chain, replay, projection, seed")
+        verify = sub.add_parser(
+            "verify", help="check stored games: chain, replay, projection, seed, signed checkpoint (--all: the log too)"
+        )
         verify.add_argument("game", nargs="?")
         verify.add_argument("--all", action="store_true")
         sub.add_parser("demo", help="create the demo players (with API tokens) and games, once")
@@ -141,7 +144,18 @@ class Command(BaseCommand):
                 failed += 1
                 self.stdout.write(f"FAIL {game.pk}: " + "; ".join(report.problems))
             elif total == 1:
-                self.stdout.write(f"ok {game.pk}: {report.events} events, chain, replay and projection check out")
+                signed = {
+                    True: ", and so does its signed checkpoint",
+                    None: "; it is in no signed checkpoint yet",
+                }[report.checkpoint_ok]
+                self.stdout.write(
+                    f"ok {game.pk}: {report.events} events, chain, replay and projection check out{signed}"
+                )
         self.stdout.write(f"{total - failed} of {total} games verified" + (f", {failed} failed" if failed else ""))
-        if failed:
+        log_problems = checkpoints.log_verify() if options["all"] else []
+        for problem in log_problems:
+            self.stdout.write(f"FAIL checkpoint log: {problem}")
+        if options["all"]:
+            self.stdout.write(f"checkpoint log: {'ok' if not log_problems else f'{len(log_problems)} problems'}")
+        if failed or log_problems:
             sys.exit(1)
