@@ -1,0 +1,244 @@
+"""The signed checkpoint log (issue 15 part 5): Merkle proofs, signatures, the chain, the API, and
+the rewrite by a database superuser that the hash chain alone cannot catch."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pgtrigger
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import DatabaseError, connection, transaction
+from rest_framework.test import APIClient
+
+from games import checkpoints, merkle, services
+from games.engines import get_engine
+from games.models import Checkpoint, CheckpointLeaf, Event, Game
+from games.record_io import game_verify, record_export
+from games.records import replay_record
+from kifu.env import Env, derived_checkpoint_key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # hashing is not under test
+
+
+@pytest.fixture
+def users():
+    User = get_user_model()
+    return [User.objects.create_user(username=name, password="x-long-password") for name in ("oya", "ko")]
+
+
+def finished_game(users) -> Game:
+    """A nine-card game with a real move in it (seat 0 commits a card), ended by seat 1 resigning."""
+    game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    moves = [(users[0], {"type": "commit_card", "card": game.state["hands"][0][0]}), (users[1], {"type": "resign"})]
+    for key, (user, move) in enumerate(moves):
+        services.move_submit(game_id=game.pk, user=user, move=move, idempotency_key=str(key))
+        services.game_advance(game_id=game.pk)
+    game.refresh_from_db()
+    assert game.is_finished
+    return game
+
+
+def outsider_check(signed: dict, public_key_hex: str, head_seq: int, head_hash: str) -> bool:
+    """What anyone can do with a record's head, the game's checkpoint answer and the public key,
+    without Kifu's code beyond the published formats (RFC 9162 leaves, canonical JSON, Ed25519)."""
+    body = signed["checkpoint"]["body"].encode()
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key_hex)).verify(
+            bytes.fromhex(signed["checkpoint"]["signature"]), body
+        )
+    except Exception:
+        return False
+    leaf = merkle.leaf_hash(checkpoints.leaf_data(signed["game"], head_seq, head_hash))
+    root = bytes.fromhex(signed["checkpoint"]["merkle_root"])
+    proof = [bytes.fromhex(sibling) for sibling in signed["proof"]]
+    return merkle.inclusion_verify(leaf, signed["index"], signed["checkpoint"]["size"], proof, root)
+
+
+# ---- the Merkle tree ----------------------------------------------------------------------------------
+def test_every_leaf_of_every_tree_size_proves_and_nothing_else_does():
+    for size in range(1, 20):
+        leaves = [merkle.leaf_hash(os.urandom(8)) for _ in range(size)]
+        root = merkle.root(leaves)
+        for index in range(size):
+            proof = merkle.inclusion_proof(leaves, index)
+            assert merkle.inclusion_verify(leaves[index], index, size, proof, root)
+            assert not merkle.inclusion_verify(merkle.leaf_hash(b"other"), index, size, proof, root)
+            assert not merkle.inclusion_verify(leaves[index], size, size, proof, root)  # past the end
+            if size > 1:
+                assert not merkle.inclusion_verify(leaves[index], (index + 1) % size, size, proof, root)
+
+
+def test_the_tree_is_rfc_9162s():
+    a, b, c = (merkle.leaf_hash(data) for data in (b"a", b"b", b"c"))
+    assert a == hashlib.sha256(b"\x00a").digest()
+    node = lambda left, right: hashlib.sha256(b"\x01" + left + right).digest()  # noqa: E731
+    assert merkle.root([a, b, c]) == node(node(a, b), c)  # split at the largest power of two below 3
+    assert merkle.inclusion_proof([a, b, c], 2) == [node(a, b)]
+    assert merkle.root([]) == hashlib.sha256(b"").digest()
+
+
+# ---- writing and checking the log -------------------------------------------------------------------------
+def test_checkpoints_batch_finished_games_chain_and_sign(users):
+    first, second = finished_game(users), finished_game(users)
+    running = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    before = Checkpoint.objects.count()
+    checkpoint = checkpoints.checkpoint_create()
+    assert checkpoint.size == 2 and set(checkpoint.leaves.values_list("game_id", flat=True)) == {first.pk, second.pk}
+    assert checkpoints.checkpoint_create() is None  # nothing new has finished
+    third = finished_game(users)
+    following = checkpoints.checkpoint_create(limit=1)
+    assert following.seq == checkpoint.seq + 1 and following.previous_hash == checkpoint.hash
+    assert list(following.leaves.values_list("game_id", flat=True)) == [third.pk]
+    assert Checkpoint.objects.count() == before + 2
+    assert not CheckpointLeaf.objects.filter(game=running).exists()
+    assert checkpoints.log_verify() == []
+    assert all(game_verify(game=game).checkpoint_ok for game in (first, second, third))
+    assert game_verify(game=running).checkpoint_ok is None
+
+
+def test_the_log_is_append_only_in_postgres(users):
+    finished_game(users)
+    checkpoint = checkpoints.checkpoint_create()
+    if connection.vendor != "postgresql":
+        pytest.skip("the triggers are PostgreSQL's")
+    for statement in (
+        f"UPDATE games_checkpoint SET merkle_root = repeat('0', 64) WHERE id = {checkpoint.pk}",
+        f"DELETE FROM games_checkpointleaf WHERE checkpoint_id = {checkpoint.pk}",
+        "TRUNCATE games_checkpoint CASCADE",
+    ):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement)
+
+
+def test_a_forged_signature_or_a_broken_chain_is_found(users):
+    finished_game(users)
+    first = checkpoints.checkpoint_create()
+    finished_game(users)
+    second = checkpoints.checkpoint_create()
+    with pgtrigger.ignore("games.Checkpoint:checkpoint_append_only"):
+        Checkpoint.objects.filter(pk=first.pk).update(size=first.size + 1)
+    problems = checkpoints.log_verify()
+    assert f"checkpoint {first.seq}: the signature is not valid" in problems
+    assert any(problem.startswith(f"checkpoint {second.seq}: the chain is broken") for problem in problems)
+
+
+# ---- the rewrite of issue 15 part 5 ---------------------------------------------------------------------
+def superuser_rewrite(game: Game) -> None:
+    """Exactly the issue's attack: change a move, recompute every later hash, the head hash, the
+    state and the outcome - with the triggers out of the way, as a database superuser can."""
+    events = list(game.events.order_by("seq"))
+    move = next(event for event in events if event.payload.get("type") == "commit_card")
+    hand = events[0].payload["hands"][0]
+    forged = next(card for card in hand if card != move.payload["card"])
+    with pgtrigger.ignore("games.Event:event_append_only"):
+        Event.objects.filter(pk=move.pk).update(payload={**move.payload, "card": forged})
+        previous = "0" * 64
+        for row in game.events.order_by("seq"):
+            previous = services.event_hash(previous, row.seq, row.as_record())
+            Event.objects.filter(pk=row.pk).update(hash=previous)
+    replay = replay_record(record_export(game=Game.objects.get(pk=game.pk)).splitlines())
+    Game.objects.filter(pk=game.pk).update(
+        head_hash=previous,
+        state=get_engine(game.engine).dump_state(replay.state),
+        outcome=replay.outcome_json(),
+    )
+    game.refresh_from_db()
+
+
+def test_a_consistent_rewrite_after_the_checkpoint_fails_verification(users, capsys):
+    game = finished_game(users)
+    checkpoints.checkpoint_create()
+    kept = checkpoints.game_checkpoint(game_id=game.pk)  # what a player keeps with the record
+    public_key = checkpoints.public_key_json()["public_key"]
+    assert game_verify(game=game).ok and game_verify(game=game).checkpoint_ok
+    old_head = game.head_hash
+
+    superuser_rewrite(game)
+
+    report = game_verify(game=game)
+    assert game.head_hash != old_head
+    # Everything the old verify looked at checks out: the rewrite is consistent ...
+    assert report.chain_ok and report.replay_ok and report.projection_ok and report.chance_ok and report.seed_ok
+    # ... and the signed checkpoint does not.
+    assert report.checkpoint_ok is False and not report.ok
+    assert report.problems == [
+        f"the head (event {game.head_seq}, {game.head_hash[:16]}) is not the head checkpoint "
+        f"{kept['checkpoint']['seq']} signed (event {game.head_seq}, {old_head[:16]}): "
+        "the game changed after it was checkpointed"
+    ]
+    with pytest.raises(SystemExit) as exit_:
+        call_command("kifu", "verify", str(game.pk))
+    assert exit_.value.code == 1 and "the game changed after it was checkpointed" in capsys.readouterr().out
+    body = APIClient().get(f"/api/games/{game.pk}/verification").json()
+    assert body["ok"] is False and body["checkpoint_ok"] is False
+    # An outsider with only the record and what the server published finds it too.
+    assert outsider_check(kept, public_key, game.head_seq, old_head)
+    assert not outsider_check(kept, public_key, game.head_seq, game.head_hash)
+
+
+def test_rewriting_the_leaf_too_breaks_the_signed_root(users):
+    game = finished_game(users)
+    checkpoint = checkpoints.checkpoint_create()
+    superuser_rewrite(game)
+    with pgtrigger.ignore("games.CheckpointLeaf:checkpoint_leaf_append_only"):
+        CheckpointLeaf.objects.filter(game=game).update(head_hash=game.head_hash)
+    report = game_verify(game=game)
+    assert not report.ok and report.checkpoint_ok is False
+    assert f"checkpoint {checkpoint.seq}: its stored games do not give the Merkle root it signed" in report.problems
+
+
+# ---- over HTTP ------------------------------------------------------------------------------------------
+def test_the_api_serves_the_log_the_key_and_each_games_proof(users):
+    game = finished_game(users)
+    client = APIClient()  # anonymous: the log is public
+    answer = client.get(f"/api/games/{game.pk}/checkpoint")
+    assert answer.status_code == 404 and answer.json()["code"] == "not_checkpointed"
+    detail = client.get(f"/api/games/{game.pk}").json()
+    assert detail["urls"]["checkpoint"].endswith(f"/api/games/{game.pk}/checkpoint")
+
+    checkpoint = checkpoints.checkpoint_create()
+    signed = client.get(f"/api/games/{game.pk}/checkpoint").json()
+    key = client.get("/api/checkpoints/public-key").json()
+    assert key["algorithm"] == "Ed25519" and key["key_id"] == signed["checkpoint"]["key_id"]
+    assert signed["leaf"] == {"game": str(game.pk), "head_seq": game.head_seq, "head_hash": game.head_hash}
+    assert outsider_check(signed, key["public_key"], game.head_seq, game.head_hash)
+
+    page = client.get("/api/checkpoints?limit=1000").json()
+    entry = next(row for row in page["results"] if row["seq"] == checkpoint.seq)
+    assert entry["hash"] == hashlib.sha256(entry["body"].encode()).hexdigest()
+    leaves = [bytes.fromhex(leaf) for leaf in entry["leaves"]]
+    assert merkle.root(leaves).hex() == entry["merkle_root"] and signed["leaf_hash"] in entry["leaves"]
+    assert client.get("/api/checkpoints?limit=0").status_code == 400
+
+
+def test_a_running_game_has_no_checkpoint_link(users):
+    game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    assert "checkpoint" not in APIClient().get(f"/api/games/{game.pk}").json()["urls"]
+    answer = APIClient().get(f"/api/games/{game.pk}/checkpoint")
+    assert answer.status_code == 404 and answer.json()["code"] == "not_checkpointed"
+
+
+# ---- the key ----------------------------------------------------------------------------------------------
+def test_the_key_comes_from_the_environment_or_a_file_and_a_bad_one_stops_the_start(tmp_path):
+    seed = "ab" * 32
+    assert Env({"KIFU_CHECKPOINT_KEY": seed}).checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s") == seed
+    (tmp_path / "key").write_text(seed.upper() + "\n")
+    env = Env({"F": str(tmp_path / "key")})
+    assert env.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s") == seed and not env.problems
+    unset = Env({})
+    assert unset.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s") == derived_checkpoint_key("s")
+    for environ in ({"KIFU_CHECKPOINT_KEY": "not-a-key"}, {"F": str(tmp_path / "missing")}):
+        bad = Env(environ)
+        bad.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s")
+        assert len(bad.problems) == 1 and "\n" not in bad.problems[0]
+        with pytest.raises(SystemExit):
+            bad.check()
