@@ -47,11 +47,17 @@ class CheckpointLogSerializer(CheckpointSerializer):
         return {**super().to_representation(checkpoint), "leaves": leaves}
 
 
+class PreviousKeySerializer(serializers.Serializer):
+    key_id = serializers.CharField()
+    public_key = serializers.CharField()
+
+
 class PublicKeySerializer(serializers.Serializer):
     algorithm = serializers.CharField()
     key_id = serializers.CharField(help_text="sha256 of the raw public key, hex")
     public_key = serializers.CharField(help_text="the raw 32-byte Ed25519 public key, hex")
     public_key_pem = serializers.CharField()
+    previous_keys = PreviousKeySerializer(many=True, help_text="keys that signed older checkpoints")
 
 
 class LeafSerializer(serializers.Serializer):
@@ -95,7 +101,7 @@ class CheckpointPublicKeyView(APIView):
 
     @extend_schema(responses={200: PublicKeySerializer}, tags=["checkpoints"])
     def get(self, request):
-        """The Ed25519 public key that signs the checkpoint log."""
+        """The Ed25519 public key that signs the checkpoint log, and those that signed it before."""
         return Response(checkpoints.public_key_json())
 
 

@@ -64,13 +64,29 @@ def key_id_of(public_raw: bytes) -> str:
 def public_key_json() -> dict:
     raw = public_key_raw()
     pem = signing_key().public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo).decode()
-    return {"algorithm": "Ed25519", "key_id": key_id_of(raw), "public_key": raw.hex(), "public_key_pem": pem}
+    previous = [{"key_id": key_id_of(bytes.fromhex(key)), "public_key": key} for key in _previous_keys()]
+    return {
+        "algorithm": "Ed25519",
+        "key_id": key_id_of(raw),
+        "public_key": raw.hex(),
+        "public_key_pem": pem,
+        "previous_keys": previous,
+    }
+
+
+def _previous_keys() -> list[str]:
+    return [key for key in settings.KIFU_CHECKPOINT_PREVIOUS_KEYS if key != public_key_raw().hex()]
 
 
 def _public_key_for(key_id: str) -> Ed25519PublicKey | None:
-    """The key that made signatures under ``key_id``: the server's own (a rotated-out key is not
-    kept, so its checkpoints are reported as signed by an unknown key)."""
-    return signing_key().public_key() if key_id == key_id_of(public_key_raw()) else None
+    """The key that made signatures under ``key_id``: the server's own, or one it signed with
+    before (``settings.KIFU_CHECKPOINT_PREVIOUS_KEYS``); None for any other."""
+    if key_id == key_id_of(public_key_raw()):
+        return signing_key().public_key()
+    for key in _previous_keys():
+        if key_id == key_id_of(bytes.fromhex(key)):
+            return Ed25519PublicKey.from_public_bytes(bytes.fromhex(key))
+    return None
 
 
 # ---- leaves and bodies --------------------------------------------------------------------------
@@ -189,7 +205,10 @@ def checkpoint_problems(checkpoint: Checkpoint, hashes: list[bytes] | None = Non
         problems.append(f"{name}: its hash does not match its body")
     key = _public_key_for(checkpoint.key_id)
     if key is None:
-        problems.append(f"{name}: signed with key {checkpoint.key_id[:16]}, which is not this server's key")
+        problems.append(
+            f"{name}: signed with key {checkpoint.key_id[:16]}, which is neither this server's key nor in "
+            "KIFU_CHECKPOINT_PREVIOUS_KEYS"
+        )
     else:
         try:
             key.verify(bytes.fromhex(checkpoint.signature), body)

@@ -188,6 +188,15 @@ class Env:
             return ""
         return seed
 
+    def public_keys(self, name: str) -> list[str]:
+        """Ed25519 public keys, comma-separated, each the 64 hex digits of the raw 32-byte key."""
+        keys = self.names(name, "")
+        bad = [key for key in keys if not re.fullmatch(r"[0-9a-fA-F]{64}", key)]
+        if bad:
+            self._bad(name, ",".join(bad), "must be Ed25519 public keys, each 64 hex digits, separated by commas")
+            return []
+        return [key.lower() for key in keys]
+
     def check(self) -> None:
         """Stop with one line per bad variable (no traceback) if anything was wrong."""
         if self.problems:

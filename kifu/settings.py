@@ -101,6 +101,9 @@ SECRET_KEY = env.secret_key(
 # KIFU_CHECKPOINT_KEY or the file named by KIFU_CHECKPOINT_KEY_FILE, else derived from SECRET_KEY
 # (so embedded Kifu signs with a per-install key). Never stored in the database.
 KIFU_CHECKPOINT_KEY = env.checkpoint_key("KIFU_CHECKPOINT_KEY", "KIFU_CHECKPOINT_KEY_FILE", secret_key=SECRET_KEY)
+# Public keys (hex, comma-separated) that signed checkpoints before the current key: verification
+# still accepts their checkpoints after a key change (GET /api/checkpoints/public-key lists them).
+KIFU_CHECKPOINT_PREVIOUS_KEYS = env.public_keys("KIFU_CHECKPOINT_PREVIOUS_KEYS")
 # At most this many finished games go into one checkpoint; the rest wait for the next one.
 KIFU_CHECKPOINT_BATCH = env.integer("KIFU_CHECKPOINT_BATCH", 1000, minimum=1, maximum=100_000)
 

@@ -236,9 +236,37 @@ def test_the_key_comes_from_the_environment_or_a_file_and_a_bad_one_stops_the_st
     assert env.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s") == seed and not env.problems
     unset = Env({})
     assert unset.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s") == derived_checkpoint_key("s")
+    assert Env({"P": f" {seed.upper()} ,"}).public_keys("P") == [seed]
+    bad_public = Env({"P": f"{seed},xyz"})
+    assert bad_public.public_keys("P") == [] and len(bad_public.problems) == 1
     for environ in ({"KIFU_CHECKPOINT_KEY": "not-a-key"}, {"F": str(tmp_path / "missing")}):
         bad = Env(environ)
         bad.checkpoint_key("KIFU_CHECKPOINT_KEY", "F", secret_key="s")
         assert len(bad.problems) == 1 and "\n" not in bad.problems[0]
         with pytest.raises(SystemExit):
             bad.check()
+
+
+def test_after_a_key_change_old_checkpoints_verify_only_with_the_old_key_listed(users, settings):
+    game = finished_game(users)
+    checkpoints.checkpoint_create()
+    old_public = checkpoints.public_key_json()["public_key"]
+    settings.KIFU_CHECKPOINT_KEY = "cd" * 32
+    report = game_verify(game=game)
+    assert not report.ok and "KIFU_CHECKPOINT_PREVIOUS_KEYS" in report.problems[0]
+    settings.KIFU_CHECKPOINT_PREVIOUS_KEYS = [old_public]
+    assert game_verify(game=game).ok
+    assert checkpoints.public_key_json()["previous_keys"][0]["public_key"] == old_public
+    following = finished_game(users)
+    checkpoints.checkpoint_create()  # the new key signs on, chained to the old key's checkpoint
+    assert game_verify(game=following).ok and checkpoints.log_verify() == []
+
+
+def test_beat_and_the_embedded_timer_both_run_the_checkpoint_task(users, settings):
+    from games import scheduler
+
+    assert settings.CELERY_BEAT_SCHEDULE["games-checkpoint"]["task"] == "games.tasks.checkpoint_task"
+    game = finished_game(users)
+    settings.KIFU_EMBEDDED_PERIODIC = [entry for entry in settings.KIFU_EMBEDDED_PERIODIC if "checkpoint" in entry[0]]
+    scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
+    assert CheckpointLeaf.objects.filter(game=game).exists()
