@@ -270,3 +270,24 @@ def test_beat_and_the_embedded_timer_both_run_the_checkpoint_task(users, setting
     settings.KIFU_EMBEDDED_PERIODIC = [entry for entry in settings.KIFU_EMBEDDED_PERIODIC if "checkpoint" in entry[0]]
     scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
     assert CheckpointLeaf.objects.filter(game=game).exists()
+
+
+@pytest.mark.stack
+def test_on_the_real_stack_beat_signs_a_finished_game_within_seconds(stack, players):
+    from kifu.devstack import wait_until
+
+    oya, ko = players(2)
+    game_id = oya.create_game("nine-card", [oya.name, None])["id"]
+    assert ko.post(f"/api/games/{game_id}/join").status_code == 200
+    assert ko.move(game_id, {"type": "resign"}).json()["status"] == "accepted"
+    game = oya.get(f"/api/games/{game_id}").json()
+    assert game["status"] == "finished" and game["urls"]["checkpoint"]
+
+    def signed():
+        answer = oya.http.get(game["urls"]["checkpoint"], timeout=30)
+        return answer.json() if answer.status_code == 200 else None
+
+    kept = wait_until(signed, 20, "the game's checkpoint")  # beat runs the checkpoint task every 5 s
+    key = oya.get("/api/checkpoints/public-key").json()
+    assert outsider_check(kept, key["public_key"], game["head_seq"], game["head_hash"])
+    assert ko.get(f"/api/games/{game_id}/verification").json()["checkpoint_ok"] is True
