@@ -155,11 +155,12 @@ def checkpoint_create(*, limit: int | None = None) -> Checkpoint | None:
             )
             if not games:
                 return None
-            last = Checkpoint.objects.order_by("-seq").only("seq", "hash").first()
+            last = Checkpoint.objects.order_by("-seq").first()
             key = signing_key()
             checkpoint = Checkpoint(
                 seq=last.seq + 1 if last else 1,
-                previous_hash=last.hash if last else GENESIS,
+                # chained to the body as signed, not to the stored hash column
+                previous_hash=hashlib.sha256(body_bytes(last)).hexdigest() if last else GENESIS,
                 merkle_root=merkle.root([leaf_of(*game) for game in games]).hex(),
                 size=len(games),
                 created_at=timezone.now(),
