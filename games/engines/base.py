@@ -155,6 +155,152 @@ class Outcome:
         }
 
 
+# The one code for a move field the action does not declare, in every game; ``reason`` is the one
+# field every move may carry besides its own (the server marks a timeout's move ``"reason": "timeout"``).
+UNEXPECTED_PARAMETER = "unexpected_parameter"
+# The one code for a value over its declared size cap (a string's characters, a list's items).
+PARAMETER_TOO_LARGE = "parameter_too_large"
+ID_LENGTH = 16  # card ids (``10H``, ``JK1``), tile ids (``2-5``), choice names
+MOVE_REASON_LENGTH = 32
+
+_JSON_TYPES = {"string": "string", "text": "string", "integer": "integer", "boolean": "boolean", "list": "array"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an action: its JSON type, allowed values and size cap.
+
+    ``kind`` is ``string`` (an id or a name, at most ``max_length`` characters), ``text`` (a
+    player's free text; a non-string is ``text_not_string``), ``integer``, ``boolean`` or
+    ``list`` (of strings of at most ``ID_LENGTH`` characters, at most ``max_length`` items).
+    ``type_code`` / ``choice_code`` / ``item_code`` are the stable codes the game has always used
+    for a value of the wrong type / not among ``choices`` / a list item that is not a string, so
+    moving a check into the schema changes no code. ``required`` is documentation: the game still
+    refuses a missing parameter with its own code.
+    """
+
+    kind: str
+    description: str = ""
+    required: bool = True
+    choices: tuple[Any, ...] | None = None
+    max_length: int | None = None
+    nullable: bool = False
+    type_code: str = "malformed_event"
+    choice_code: str = "illegal_move"
+    item_code: str = "malformed_event"
+
+    def __post_init__(self) -> None:
+        if self.kind not in _JSON_TYPES:
+            raise ValueError(f"unknown parameter kind {self.kind!r}")
+        if self.kind in ("string", "text", "list") and self.max_length is None:
+            raise ValueError(f"a {self.kind} parameter needs a size cap (max_length)")
+
+    def check(self, action: str, name: str, value: Any) -> None:
+        where = f'{action} "{name}"'
+        if value is None:
+            if self.nullable:
+                return
+            raise self._type_error(where)
+        if self.kind in ("string", "text"):
+            if not isinstance(value, str):
+                raise self._type_error(where)
+            if len(value) > self.max_length:
+                raise MalformedEvent(
+                    f"{where} is {len(value)} characters long; the most this game accepts is {self.max_length}",
+                    code=PARAMETER_TOO_LARGE,
+                )
+        elif self.kind == "integer":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self._type_error(where)
+        elif self.kind == "boolean":
+            if not isinstance(value, bool):
+                raise self._type_error(where)
+        elif self.kind == "list":
+            if not isinstance(value, list):
+                raise self._type_error(where)
+            if len(value) > self.max_length:
+                raise MalformedEvent(
+                    f"{where} lists {len(value)} items; the most this game accepts is {self.max_length}",
+                    code=PARAMETER_TOO_LARGE,
+                )
+            for item in value:
+                if not isinstance(item, str):
+                    raise MalformedEvent(f"{where} must be a list of ids (strings), not {item!r}", code=self.item_code)
+                if len(item) > ID_LENGTH:
+                    raise MalformedEvent(
+                        f"{where} has an item of {len(item)} characters; ids are at most {ID_LENGTH}",
+                        code=PARAMETER_TOO_LARGE,
+                    )
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise IllegalMove(f"{where} must be one of {allowed}, not {value!r}", code=self.choice_code)
+
+    def _type_error(self, where: str) -> RuleError:
+        if self.kind == "text":
+            return IllegalMove(f"{where} must be text (a JSON string)", code=TEXT_NOT_STRING)
+        wanted = {"string": "a string", "integer": "a whole number", "boolean": "true or false", "list": "a list"}
+        message = f"{where} must be {wanted[self.kind]}" + (" or null" if self.nullable else "")
+        if self.type_code == "malformed_event":
+            return MalformedEvent(message)
+        return IllegalMove(message, code=self.type_code)
+
+    def schema(self) -> dict:
+        """The parameter as a JSON-schema-like dict (what ``/api/engines`` publishes)."""
+        json_type = _JSON_TYPES[self.kind]
+        out: dict[str, Any] = {"type": [json_type, "null"] if self.nullable else json_type}
+        if self.kind in ("string", "text"):
+            out["maxLength"] = self.max_length
+        if self.kind == "text":
+            out["format"] = "text"
+        if self.kind == "list":
+            out["items"] = {"type": "string", "maxLength": ID_LENGTH}
+            out["maxItems"] = self.max_length
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
+        if self.description:
+            out["description"] = self.description
+        return out
+
+
+# The shared code for a free-text parameter that is not a string (was text_not_string in The
+# Believers and part_not_text in Kazekami Kyoko).
+TEXT_NOT_STRING = "text_not_string"
+REASON = Param(
+    "string", "set by the server on a move it plays for a seat", required=False, max_length=MOVE_REASON_LENGTH
+)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action of a game: its name and declared parameters (``type`` and ``reason`` implied)."""
+
+    name: str
+    params: dict[str, Param] = field(default_factory=dict)
+    description: str = ""
+
+    def check(self, data: dict) -> None:
+        """Refuse unknown fields, wrong types, values not allowed and oversized values."""
+        unknown = [key for key in data if key != "type" and key != "reason" and key not in self.params]
+        if unknown:
+            takes = ", ".join(f'"{name}"' for name in self.params) or "no parameters"
+            shown = ", ".join(repr(key)[:40] for key in unknown[:5])
+            raise MalformedEvent(f"{self.name} takes {takes}; unexpected: {shown}", code=UNEXPECTED_PARAMETER)
+        for name, value in data.items():
+            if name == "type":
+                continue
+            (REASON if name == "reason" else self.params[name]).check(self.name, name, value)
+
+    def schema(self) -> dict:
+        properties = {"type": {"const": self.name}}
+        properties.update({name: param.schema() for name, param in self.params.items()})
+        properties["reason"] = REASON.schema()
+        required = ["type", *(name for name, param in self.params.items() if param.required)]
+        out = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        if self.description:
+            out["description"] = self.description
+        return out
+
+
 class Engine:
     """Base class of a game engine. Subclasses fill in the class attributes and the methods."""
 
@@ -167,6 +313,15 @@ class Engine:
     flags: ClassVar[tuple[Flag, ...]] = ()
     # An upper bound on the number of events of any game; the harness checks termination by it.
     max_events: ClassVar[int] = 10_000
+    # The game's moves, each with its declared parameters; the base validates every move against
+    # its action before the game's code runs.
+    actions: ClassVar[tuple[Action, ...]] = ()
+    # System events of this game besides resign and close_window (handled by ``apply_system``).
+    system_events: ClassVar[tuple[str, ...]] = ()
+    # Actions a seat may take while a chance outcome is due (a safety exit such as withdraw).
+    moves_while_chance_due: ClassVar[frozenset[str]] = frozenset()
+    # System events that still record something after the game is over (1234's drop_out line).
+    system_events_after_over: ClassVar[tuple[str, ...]] = ()
 
     # ---- metadata and config -------------------------------------------------------------
     def describe(self) -> dict:
@@ -178,7 +333,20 @@ class Engine:
             "max_players": self.max_seats,
             "mature": self.mature,
             "flags": [flag.describe() for flag in self.flags],
+            "actions": {action.name: action.schema() for action in self.actions},
         }
+
+    def action(self, data: dict) -> Action:
+        """The declared action of a move's ``data``, its parameters checked; or a RuleError."""
+        table = self.__dict__.get("_action_table")
+        if table is None:
+            table = self.__dict__["_action_table"] = {action.name: action for action in self.actions}
+        action = table.get(data["type"])
+        if action is not None:
+            action.check(data)
+            return action
+        names = ", ".join(action.name for action in self.actions)
+        raise IllegalMove(f"{self.name} has no action {data['type']!r}; the actions are {names}", code="unknown_action")
 
     def validate_config(self, config: dict | None) -> dict:
         """Full config with defaults filled in; unknown keys and bad values raise ConfigError."""
@@ -253,7 +421,79 @@ class Engine:
         raise NotImplementedError
 
     def apply(self, state: State, event: dict) -> State:
+        """The envelope every game shares, in one order, so a stray event gets one code everywhere:
+
+        1. the event's shape (``malformed_event``), then game over (``game_over``);
+        2. a chance event when none is due (``unexpected_chance``), else ``apply_chance``;
+        3. system events: ``resign`` (its seat checked) to ``apply_resign``; ``close_window`` for
+           the ``open_window`` only (``window_closed``) to ``apply_close_window``; the game's own
+           ``system_events`` to ``apply_system``; any other is ``malformed_event``;
+        4. a move: its action declared (``unknown_action``) and its parameters valid
+           (``unexpected_parameter``, ``parameter_too_large``, ...), then ``chance_expected`` while
+           a chance outcome is due, then ``apply_move``.
+        ``after_event`` sees every accepted event (counters, settling).
+        """
+        kind, seat, data = split_event(event, self.seat_count(state))
+        if self.is_over(state) and not (kind == "system" and data["type"] in self.system_events_after_over):
+            raise GameOver("the game is over; no more events are accepted")
+        if kind == "chance":
+            if self.chance_due(state) is None:
+                raise UnexpectedChance("no chance event is due now; the next event must be a move")
+            new = self.apply_chance(state, data)
+        elif kind == "system":
+            new = self._apply_system_event(state, data)
+        else:
+            action = self.action(data)
+            due = self.chance_due(state)
+            if due is not None and action.name not in self.moves_while_chance_due:
+                raise ChanceExpected(f"no move yet: the {due} must be recorded first")
+            new = self.apply_move(state, seat, data)
+        return self.after_event(state, new, kind, data)
+
+    def _apply_system_event(self, state: State, data: dict) -> State:
+        action = data["type"]
+        if action == "resign":
+            return self.apply_resign(state, resign_seat(data, self.seat_count(state)), data)
+        if action == "close_window":
+            if data.get("window") is None or data.get("window") != self.open_window(state):
+                raise WindowClosed(f"window {data.get('window')!r} is not open")
+            return self.apply_close_window(state, data)
+        if action in self.system_events:
+            return self.apply_system(state, data)
+        raise MalformedEvent(f"{self.name} has no system event {action!r}")
+
+    # ---- hooks of the envelope --------------------------------------------------------------
+    def seat_count(self, state: State) -> int:
+        return state.seats
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == "over"
+
+    def apply_chance(self, state: State, data: dict) -> State:
         raise NotImplementedError
+
+    def apply_move(self, state: State, seat: int, data: dict) -> State:
+        """A move whose action is declared and whose parameters passed its schema."""
+        raise NotImplementedError
+
+    def apply_resign(self, state: State, seat: int, data: dict) -> State:
+        raise NotImplementedError
+
+    def open_window(self, state: State) -> str | None:
+        """The id of the window ``close_window`` may close now (by default the deadline's)."""
+        current = self.deadline(state)
+        return None if current is None else current.window
+
+    def apply_close_window(self, state: State, data: dict) -> State:
+        """The open window (``data["window"]``) reached its end."""
+        raise NotImplementedError
+
+    def apply_system(self, state: State, data: dict) -> State:
+        """One of the game's own ``system_events``."""
+        raise NotImplementedError
+
+    def after_event(self, before: State, after: State, kind: str, data: dict) -> State:
+        return after
 
     def view(self, state: State, seat: int | None) -> dict:
         raise NotImplementedError

@@ -30,19 +30,18 @@ from dataclasses import dataclass, replace
 
 from . import text
 from .base import (
+    ID_LENGTH,
+    Action,
     ConfigError,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
-    MalformedEvent,
     NotYourTurn,
     Outcome,
+    Param,
     UnexpectedChance,
     WindowClosed,
-    resign_seat,
-    split_event,
 )
 
 MIN_SEATS = 2
@@ -53,6 +52,9 @@ PLACEHOLDER = "…"
 MAX_CONTRIBUTIONS_LIMIT = 5000
 SESSION_WINDOW = "session"
 RITUAL_WINDOW = "ritual"
+
+
+_TEXT = Param("text", "your words (at most max_text_length characters)", max_length=100_000)
 
 
 @dataclass(frozen=True)
@@ -232,49 +234,39 @@ class Believers(Engine):
         return any(line.kind == "epilogue" and line.seat == seat for line in state.story)
 
     # ---- events -------------------------------------------------------------------------
-    def apply(self, state: BelieversState, event: dict) -> BelieversState:
-        kind, seat, data = split_event(event, state.seats)
-        if state.phase == "ended":
-            raise GameOver("the game is over; nothing more is accepted")
-        if kind == "chance":
-            raise UnexpectedChance("The Believers has no chance events")
-        if kind == "system":
-            state = self._apply_system(state, data)
-        else:
-            action = data["type"]
-            handler = self._MOVES.get(action)
-            if handler is None:
-                raise IllegalMove(
-                    f"{self.name} has no action {action!r}; actions: {', '.join(sorted(self._MOVES))}",
-                    code="unknown_action",
-                )
-            if seat in state.left:
-                raise IllegalMove("you have left this game", code="player_withdrawn")
-            state = handler(self, state, seat, data)
-        return self._settle(replace(state, seq=state.seq + 1))
+    system_events = ("ritual_timer",)
 
-    def _apply_system(self, state: BelieversState, data: dict) -> BelieversState:
-        action = data["type"]
-        if action == "resign":
-            seat = resign_seat(data, state.seats)
-            if seat in state.left:
-                raise IllegalMove(f"seat {seat} has already left the game", code="player_withdrawn")
-            state = self._leave(state, seat)
-            return replace(state, resigned=state.resigned + (seat,))
-        if action in ("close_window", "ritual_timer"):
-            current = self.deadline(state)
-            if action == "close_window" and (current is None or data.get("window") != current.window):
-                raise WindowClosed(f"window {data.get('window')!r} is not open")
-            if action == "ritual_timer" and state.phase != "storytelling":
-                raise WindowClosed("the storytelling is already over")
-            if action == "ritual_timer" and not self._has_timer(state):
-                raise IllegalMove(
-                    "this game starts the ritual by agreement only (ritual_trigger unanimous)", code="no_ritual_timer"
-                )
-            if state.phase == "storytelling":
-                return self._begin_ritual(state, "timer")
-            return replace(state, timed_out=tuple(self._deciding(state)))
-        raise MalformedEvent(f"{self.name} has no system event {action!r}")
+    def is_over(self, state: BelieversState) -> bool:
+        return state.phase == "ended"
+
+    def apply_move(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
+        if seat in state.left:
+            raise IllegalMove("you have left this game", code="player_withdrawn")
+        return self._MOVES[data["type"]](self, state, seat, data)
+
+    def apply_resign(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
+        if seat in state.left:
+            raise IllegalMove(f"seat {seat} has already left the game", code="player_withdrawn")
+        state = self._leave(state, seat)
+        return replace(state, resigned=state.resigned + (seat,))
+
+    def apply_close_window(self, state: BelieversState, data: dict) -> BelieversState:
+        if state.phase == "storytelling":
+            return self._begin_ritual(state, "timer")
+        return replace(state, timed_out=tuple(self._deciding(state)))
+
+    def apply_system(self, state: BelieversState, data: dict) -> BelieversState:
+        """``ritual_timer``: the session timer ended (the older form of its close_window)."""
+        if state.phase != "storytelling":
+            raise WindowClosed("the storytelling is already over")
+        if not self._has_timer(state):
+            raise IllegalMove(
+                "this game starts the ritual by agreement only (ritual_trigger unanimous)", code="no_ritual_timer"
+            )
+        return self._begin_ritual(state, "timer")
+
+    def after_event(self, before: BelieversState, after: BelieversState, kind: str, data: dict) -> BelieversState:
+        return self._settle(replace(after, seq=after.seq + 1))
 
     def _settle(self, state: BelieversState) -> BelieversState:
         """Advance every phase whose condition is now met (one withdraw can finish several)."""
@@ -324,7 +316,6 @@ class Believers(Engine):
             )
 
     def _text(self, state: BelieversState, data: dict) -> str:
-        _no_params(data, "text")
         if "text" not in data:
             raise IllegalMove(f'{data["type"]} needs "text"', code="missing_text")
         return check_text(data["text"], "text", state.config["max_text_length"])
@@ -348,14 +339,12 @@ class Believers(Engine):
         )
 
     def _propose(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
-        _no_params(data)
         self._check_agreement_trigger(state)
         if state.proposal:
             raise IllegalMove("the final ritual is already proposed; use agree_final_ritual", code="proposal_open")
         return replace(state, proposal=True, agreed=(seat,))
 
     def _agree(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
-        _no_params(data)
         self._check_agreement_trigger(state)
         if not state.proposal:
             raise IllegalMove("nobody has proposed the final ritual; use propose_final_ritual", code="no_proposal")
@@ -364,7 +353,6 @@ class Believers(Engine):
         return replace(state, agreed=state.agreed + (seat,))
 
     def _commit(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
-        _no_params(data, "choice")
         if state.phase == "storytelling":
             raise IllegalMove("the final ritual has not begun", code="ritual_not_started")
         if seat in state.timed_out:
@@ -390,7 +378,6 @@ class Believers(Engine):
         return replace(state, story=state.story + (Line(state.seq + 1, seat, "epilogue", text),))
 
     def _withdraw(self, state: BelieversState, seat: int, data: dict) -> BelieversState:
-        _no_params(data)
         return self._leave(state, seat)
 
     _MOVES = {
@@ -401,6 +388,26 @@ class Believers(Engine):
         "epilogue": _epilogue,
         "withdraw": _withdraw,
     }
+    actions = (
+        Action("contribute", {"text": _TEXT}),
+        Action("propose_final_ritual"),
+        Action("agree_final_ritual"),
+        Action(
+            "commit_choice",
+            {
+                "choice": Param(
+                    "string",
+                    "depart or stay",
+                    choices=CHOICES,
+                    max_length=ID_LENGTH,
+                    type_code="invalid_choice",
+                    choice_code="invalid_choice",
+                )
+            },
+        ),
+        Action("epilogue", {"text": _TEXT}),
+        Action("withdraw"),
+    )
 
     # ---- outcome ------------------------------------------------------------------------
     def outcome(self, state: BelieversState) -> Outcome | None:
@@ -515,15 +522,6 @@ class Believers(Engine):
             timed_out=tuple(data["timed_out"]),
             choices=None if data["choices"] is None else tuple(data["choices"]),
             ritual_started_by=data["ritual_started_by"],
-        )
-
-
-def _no_params(data: dict, *allowed: str) -> None:
-    extra = sorted(set(data) - {"type", *allowed})
-    if extra:
-        takes = ", ".join(allowed) if allowed else "no parameters"
-        raise MalformedEvent(
-            f"{data['type']} takes {takes}; unexpected: {', '.join(extra)}", code="unexpected_parameter"
         )
 
 

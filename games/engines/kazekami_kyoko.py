@@ -36,20 +36,18 @@ from dataclasses import dataclass, replace
 
 from . import text
 from .base import (
-    ChanceExpected,
+    TEXT_NOT_STRING,
+    Action,
     ConfigError,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
-    UnexpectedChance,
+    Param,
     WindowClosed,
-    resign_seat,
-    split_event,
 )
 
 ROLES = ("kyoko", "kublai")
@@ -99,6 +97,26 @@ TEMPLATES = {
 }
 
 
+def _part(description: str, *, required: bool = True, nullable: bool = False) -> Param:
+    return Param("text", description, required, max_length=100_000, nullable=nullable)
+
+
+_ROLE = Param(
+    "string", "kyoko or kublai", choices=ROLES, max_length=16, type_code="unknown_role", choice_code="unknown_role"
+)
+_EXTRA_TEXT = _part("optional closing words", required=False, nullable=True)
+# A contribution names its form and fills that form's parts; the game checks which parts a form has.
+_CONTRIBUTION = {
+    "form": Param("string", "the name of a form (boast, protest, kublai_normal, ...)", max_length=32),
+    **{
+        name: _part(
+            f"a part of {', '.join(f for f, parts in PARTS.items() if name in parts)}", required=False, nullable=True
+        )
+        for name in dict.fromkeys(part for parts in PARTS.values() for part in parts)
+    },
+}
+
+
 @dataclass(frozen=True)
 class Entry:
     """One accepted story move in the public log (contributions, yields and the closing lines)."""
@@ -132,7 +150,7 @@ class KyokoState:
 
 
 def check_text(value, name: str, limit: int, *, allow_empty: bool = False) -> str:
-    codes = {"not_string_code": "part_not_text", "empty_code": "empty_part"}
+    codes = {"not_string_code": TEXT_NOT_STRING, "empty_code": "empty_part"}
     return text.check_text(value, name, limit, allow_empty=allow_empty, **codes)
 
 
@@ -348,49 +366,38 @@ class KazekamiKyoko(Engine):
         return Deadline(WINDOW, seconds, (self._seat_of(state, "kyoko"),))
 
     # ---- events -------------------------------------------------------------------------
-    def apply(self, state: KyokoState, event: dict) -> KyokoState:
-        kind, seat, data = split_event(event, 2)
-        if state.phase == "over":
-            raise GameOver(f"the game is over ({state.result}); nothing more is accepted")
-        if kind == "chance":
-            if state.phase != "draw":
-                raise UnexpectedChance("no chance event is due: roles are only drawn after both opt-ins")
-            return self._bump(self._apply_roles(state, data))
-        if kind == "system":
-            return self._bump(self._apply_system(state, data))
-        action = data["type"]
-        if action == "withdraw":
-            _no_params(data)
-            return self._bump(replace(state, phase="over", result="abandoned", ended_by="withdraw", left=seat))
-        handler = self._MOVES.get(action)
-        if handler is None:
+    moves_while_chance_due = frozenset({"withdraw"})
+    system_events = ("final_reply_timeout",)
+
+    def seat_count(self, state: KyokoState) -> int:
+        return 2
+
+    def apply_chance(self, state: KyokoState, data: dict) -> KyokoState:
+        return self._apply_roles(state, data)
+
+    def apply_move(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
+        if data["type"] == "withdraw":
+            return replace(state, phase="over", result="abandoned", ended_by="withdraw", left=seat)
+        return self._MOVES[data["type"]](self, state, seat, data)
+
+    def apply_resign(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
+        return replace(state, phase="over", result="abandoned", ended_by="resign", left=seat)
+
+    def apply_close_window(self, state: KyokoState, data: dict) -> KyokoState:
+        return replace(state, phase="over", result="completed_without_reply", ended_by="timeout")
+
+    def apply_system(self, state: KyokoState, data: dict) -> KyokoState:
+        """``final_reply_timeout``: the older form of the final reply window's close_window."""
+        if state.phase != "closing":
+            raise WindowClosed("no final reply is awaited")
+        if self.deadline(state) is None:
             raise IllegalMove(
-                f"{self.name} has no action {action!r}; actions: {', '.join(sorted([*self._MOVES, 'withdraw']))}",
-                code="unknown_action",
+                "this game has no final reply timeout (final_reply_timeout_s is 0)", code="no_final_reply_timeout"
             )
-        if state.phase == "draw":
-            raise ChanceExpected("the roles have not been drawn yet")
-        return self._bump(handler(self, state, seat, data))
+        return self.apply_close_window(state, data)
 
-    def _bump(self, state: KyokoState) -> KyokoState:
-        return replace(state, seq=state.seq + 1)
-
-    def _apply_system(self, state: KyokoState, data: dict) -> KyokoState:
-        if data["type"] == "resign":
-            seat = resign_seat(data, 2)
-            return replace(state, phase="over", result="abandoned", ended_by="resign", left=seat)
-        if data["type"] in ("close_window", "final_reply_timeout"):
-            current = self.deadline(state)
-            if data["type"] == "close_window" and (current is None or data.get("window") != current.window):
-                raise WindowClosed(f"window {data.get('window')!r} is not open")
-            if state.phase != "closing":
-                raise WindowClosed("no final reply is awaited")
-            if current is None:
-                raise IllegalMove(
-                    "this game has no final reply timeout (final_reply_timeout_s is 0)", code="no_final_reply_timeout"
-                )
-            return replace(state, phase="over", result="completed_without_reply", ended_by="timeout")
-        raise MalformedEvent(f"{self.name} has no system event {data['type']!r}")
+    def after_event(self, before: KyokoState, after: KyokoState, kind: str, data: dict) -> KyokoState:
+        return replace(after, seq=after.seq + 1)
 
     def _gate(self, state: KyokoState, seat: int) -> str:
         """Both opt-ins, then both roles, before any content (§2); returns the seat's role."""
@@ -410,7 +417,6 @@ class KazekamiKyoko(Engine):
         return role
 
     def _opt_in(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
-        _no_params(data)
         if state.opted_in[seat]:
             raise IllegalMove("you have already opted in to mature content", code="already_opted_in")
         opted = tuple(state.opted_in[s] or s == seat for s in (0, 1))
@@ -422,7 +428,6 @@ class KazekamiKyoko(Engine):
         return replace(state, phase="draw" if state.config["role_assignment"] == "random" else "roles")
 
     def _take_role(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
-        _no_params(data, "role")
         role = data.get("role")
         if role not in ROLES:
             raise IllegalMove(f"role must be kyoko or kublai, not {role!r}", code="unknown_role")
@@ -445,7 +450,6 @@ class KazekamiKyoko(Engine):
         return replace(state, roles=roles, phase="play" if all(roles) else "roles")
 
     def _set_label(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
-        _no_params(data, "label")
         if not state.config["custom_setting"]:
             raise IllegalMove("role labels are only used with custom_setting", code="custom_setting_off")
         self._gate(state, seat)
@@ -489,7 +493,7 @@ class KazekamiKyoko(Engine):
 
     def _check_parts(self, state: KyokoState, form: str, data: dict) -> tuple[tuple[str, str], ...]:
         names = PARTS[form]
-        extra = sorted(set(data) - {"type", "form", *names})
+        extra = sorted(set(data) - {"type", "reason", "form", *names})
         if extra:
             raise IllegalMove(
                 f"{form} has no part(s) {', '.join(extra)}; its parts: {', '.join(names)}", code="unexpected_part"
@@ -564,7 +568,6 @@ class KazekamiKyoko(Engine):
         return self._story(state, seat, role, "respond", form, parts, responses=state.responses + 1)
 
     def _yield_tale(self, state: KyokoState, seat: int, data: dict) -> KyokoState:
-        _no_params(data)
         role = self._gate(state, seat)
         if state.turn is None:
             raise IllegalMove("no open tale; use open_tale", code="no_open_tale")
@@ -576,7 +579,6 @@ class KazekamiKyoko(Engine):
         return self._story(state, seat, role, "yield_tale", None, ())
 
     def _extra_text(self, state: KyokoState, data: dict) -> tuple[tuple[str, str], ...]:
-        _no_params(data, "extra_text")
         if data.get("extra_text") is None:
             return ()
         text = check_text(data["extra_text"], "extra_text", state.config["max_part_length"], allow_empty=True)
@@ -618,6 +620,17 @@ class KazekamiKyoko(Engine):
         "final_words": _final_words,
         "final_reply": _final_reply,
     }
+    actions = (
+        Action("opt_in_mature"),
+        Action("take_role", {"role": _ROLE}),
+        Action("set_label", {"label": _part("your role's label")}),
+        Action("open_tale", _CONTRIBUTION),
+        Action("respond", _CONTRIBUTION),
+        Action("yield_tale"),
+        Action("final_words", {"extra_text": _EXTRA_TEXT}),
+        Action("final_reply", {"extra_text": _EXTRA_TEXT}),
+        Action("withdraw"),
+    )
 
     # ---- outcome ------------------------------------------------------------------------
     def _counts(self, state: KyokoState) -> dict:
@@ -754,15 +767,6 @@ def _placeholder_response(form: str, limit: int) -> dict:
 
 def _forms(state: KyokoState, role: str) -> list[str]:
     return [OPENING[role], *RESPONSES[role]] + ([] if state.config["strict_forms"] else ["free"])
-
-
-def _no_params(data: dict, *allowed: str) -> None:
-    extra = sorted(set(data) - {"type", *allowed})
-    if extra:
-        takes = ", ".join(allowed) if allowed else "no parameters"
-        raise MalformedEvent(
-            f"{data['type']} takes {takes}; unexpected: {', '.join(extra)}", code="unexpected_parameter"
-        )
 
 
 ENGINE = KazekamiKyoko()

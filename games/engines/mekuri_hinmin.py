@@ -19,20 +19,18 @@ from itertools import combinations
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    ID_LENGTH,
+    Action,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
+    Param,
     UnexpectedChance,
-    WindowClosed,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
@@ -87,6 +85,11 @@ def build_deck(jokers: int) -> tuple[str, ...]:
 
 
 DECKS = {jokers: frozenset(build_deck(jokers)) for jokers in (0, 1, 2)}
+
+
+_CARD = Param("string", "the id of a card in your hand", max_length=ID_LENGTH)
+_CARDS = Param("list", "card ids from your hand", max_length=54)
+_REACH = Param("boolean", "declare reach with this play", False, nullable=True)
 
 
 @dataclass(frozen=True)
@@ -820,49 +823,93 @@ class MekuriHinmin(Engine):
         return ("wrong_suit", f"{card} matches neither the suit nor the rank of {top}; {hint}")
 
     # ---- apply --------------------------------------------------------------------------
-    def apply(self, state: MekuriState, event: dict) -> MekuriState:
-        kind, seat, data = split_event(event, 2)
-        if state.phase == "over":
-            raise GameOver("the match is over; no more events are accepted")
-        if kind == "chance":
-            new = self._apply_chance(state, data)
-        elif kind == "system":
-            new = self._apply_system(state, data)
-        else:
-            new = self._apply_move(state, seat, data)
-        if new.phase == "over" or len(new.results) != len(state.results):
+    actions = (
+        Action(
+            "choose_first_player",
+            {"player": Param("integer", "the seat (0 or 1) who plays first", choices=(0, 1), choice_code="bad_player")},
+        ),
+        Action(
+            "choose_initial_upcard_handling",
+            {
+                "option": Param(
+                    "string",
+                    "reshuffle or as_is",
+                    choices=("reshuffle", "as_is"),
+                    choice_code="bad_option",
+                    max_length=16,
+                )
+            },
+        ),
+        Action(
+            "play",
+            {
+                "cards": _CARDS,
+                "declare_reach": _REACH,
+                "attack": Param("boolean", "a single 2: the opponent draws 2 (true) or not", False, nullable=True),
+                "suit": Param(
+                    "string",
+                    "a single 8: the suit to name",
+                    False,
+                    choices=SUITS,
+                    max_length=ID_LENGTH,
+                    nullable=True,
+                    type_code="bad_suit",
+                    choice_code="bad_suit",
+                ),
+            },
+        ),
+        Action("pass_and_draw"),
+        Action("end_pass"),
+        Action("counter_two", {"card": _CARD, "declare_reach": _REACH}),
+        Action("cancel_two_with_joker", {"card": _CARD, "declare_reach": _REACH}),
+        Action("accept_draw"),
+        Action("counter_going_out", {"cards": _CARDS, "declare_reach": _REACH}),
+        Action("accept_going_out"),
+        *(Action(name) for name in TIE_ACTIONS),
+    )
+    system_events = ("accept_going_out", "end_pass")
+
+    def seat_count(self, state: MekuriState) -> int:
+        return 2
+
+    def apply_chance(self, state: MekuriState, data: dict) -> MekuriState:
+        return self._apply_chance(state, data)
+
+    def apply_move(self, state: MekuriState, seat: int, data: dict) -> MekuriState:
+        return self._apply_move(state, seat, data)
+
+    def apply_resign(self, state: MekuriState, seat: int, data: dict) -> MekuriState:
+        return replace(state, phase="over", resigned=seat, draw_queue=(), tie_offer=None)
+
+    def apply_close_window(self, state: MekuriState, data: dict) -> MekuriState:
+        if state.situation == "going_out_window":
+            return self._end_game(state, state.finisher, "going_out")
+        return self._end_pass(state, state.to_move)
+
+    def apply_system(self, state: MekuriState, data: dict) -> MekuriState:
+        """``accept_going_out`` / ``end_pass`` sent by the server when the player has no other choice."""
+        kind = data["type"]
+        flag = "auto_accept_if_no_counter" if kind == "accept_going_out" else "auto_end_pass"
+        current = self.deadline(state)
+        wanted = ("going_out_window",) if kind == "accept_going_out" else ("post_draw", "post_accept")
+        if not state.config[flag] or current is None or state.situation not in wanted:
+            raise IllegalMove(
+                f"the server may send {kind} only with {flag} and when the player has no other choice",
+                code="auto_action_not_due",
+            )
+        if kind == "accept_going_out":
+            return self._end_game(state, state.finisher, "going_out")
+        return self._end_pass(state, state.to_move)
+
+    def after_event(self, before: MekuriState, after: MekuriState, kind: str, data: dict) -> MekuriState:
+        new = after
+        if new.phase == "over" or len(new.results) != len(before.results):
             return new
         blocked = new.tie_blocked if data["type"] in TIE_ACTIONS else (False, False)
         new = replace(new, game_events=new.game_events + 1, tie_blocked=blocked)
         if new.game_events >= new.config["auto_tie_after_events"]:
             new = self._end_game(new, None, "event_limit")
         return new
-
-    def _apply_system(self, state: MekuriState, data: dict) -> MekuriState:
-        kind = data["type"]
-        if kind == "resign":
-            seat = resign_seat(data, 2)
-            return replace(state, phase="over", resigned=seat, draw_queue=(), tie_offer=None)
-        if kind == "close_window":
-            current = self.deadline(state)
-            if current is None or data.get("window") != current.window:
-                raise WindowClosed(f"window {data.get('window')!r} is not open")
-            if state.situation == "going_out_window":
-                return self._end_game(state, state.finisher, "going_out")
-            return self._end_pass(state, state.to_move)
-        if kind in ("accept_going_out", "end_pass"):
-            flag = "auto_accept_if_no_counter" if kind == "accept_going_out" else "auto_end_pass"
-            current = self.deadline(state)
-            wanted = ("going_out_window",) if kind == "accept_going_out" else ("post_draw", "post_accept")
-            if not state.config[flag] or current is None or state.situation not in wanted:
-                raise IllegalMove(
-                    f"the server may send {kind} only with {flag} and when the player has no other choice",
-                    code="auto_action_not_due",
-                )
-            if kind == "accept_going_out":
-                return self._end_game(state, state.finisher, "going_out")
-            return self._end_pass(state, state.to_move)
-        raise MalformedEvent(f"Mekuri Hinmin has no system event {kind!r}")
 
     def deadline(self, state: MekuriState) -> Deadline | None:
         if state.phase != "play" or state.draw_queue or state.tie_offer is not None:
@@ -879,13 +926,6 @@ class MekuriHinmin(Engine):
 
     def _apply_move(self, state: MekuriState, seat: int, data: dict) -> MekuriState:
         action = data["type"]
-        if action not in ACTIONS:
-            raise IllegalMove(
-                f"Mekuri Hinmin has no action {action!r}; actions are: {', '.join(ACTIONS)}", code="unknown_action"
-            )
-        due = self.chance_due(state)
-        if due:
-            raise ChanceExpected(f"the {due} must be recorded before any move")
         if state.phase == "choose_first":
             if action != "choose_first_player":
                 raise IllegalMove(

@@ -15,19 +15,17 @@ from dataclasses import dataclass, replace
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    ID_LENGTH,
+    Action,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
+    Param,
     UnexpectedChance,
-    WindowClosed,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 TILES = cards.domino_set(6)
@@ -52,6 +50,11 @@ MAX_TURN_LIMIT = 1000
 EVENTS_PER_TURN = 4
 
 Placed = tuple[int, int]  # a tile standing in a grave row: (top, bottom)
+
+
+_TILE = Param("string", "a tile of your mastaba, e.g. 2-5", max_length=ID_LENGTH)
+_END = Param("string", "left or right", choices=ENDS, choice_code="bad_end", max_length=ID_LENGTH)
+_TOP = Param("integer", "the pip value to stand on top", False, nullable=True)
 
 
 @dataclass(frozen=True)
@@ -277,24 +280,40 @@ class Necropolis(Engine):
         moves.extend({"type": "exchange", "tile": tile} for tile in mastaba)
         return moves
 
-    def apply(self, state: NecropolisState, event: dict) -> NecropolisState:
-        kind, seat, data = split_event(event, 2)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more events are accepted")
-        if kind == "chance":
-            return self._apply_chance(state, data)
-        if kind == "system":
-            return self._apply_system(state, data)
+    actions = (
+        Action("propose_end"),
+        Action("accept_end"),
+        Action("decline_end"),
+        Action("draw"),
+        Action("bury_drawn", {"end": _END, "top": _TOP}),
+        Action("entomb_drawn"),
+        Action("bury_from_mastaba", {"tile": _TILE, "end": _END, "top": _TOP}),
+        Action(
+            "restart_grave",
+            {
+                "source": Param(
+                    "string", "necropolis or mastaba", choices=SOURCES, choice_code="bad_source", max_length=ID_LENGTH
+                ),
+                "tile": Param("string", "a tile of your mastaba (source mastaba only)", False, max_length=ID_LENGTH),
+            },
+        ),
+        Action("exchange", {"tile": _TILE}),
+    )
+
+    def seat_count(self, state: NecropolisState) -> int:
+        return 2
+
+    def apply_chance(self, state: NecropolisState, data: dict) -> NecropolisState:
+        return self._apply_chance(state, data)
+
+    def apply_resign(self, state: NecropolisState, seat: int, data: dict) -> NecropolisState:
+        return replace(state, phase="over", resigned=seat)
+
+    def open_window(self, state: NecropolisState) -> str | None:
+        return None  # Necropolis has no timed windows
+
+    def apply_move(self, state: NecropolisState, seat: int, data: dict) -> NecropolisState:
         action = data["type"]
-        if action not in ACTIONS:
-            raise IllegalMove(
-                f"Necropolis has no action {action!r}; the actions are {', '.join(ACTIONS)}",
-                code="unknown_action",
-            )
-        if state.phase == "deal":
-            raise ChanceExpected("the tiles have not been dealt yet")
-        if state.phase == "exchange":
-            raise ChanceExpected("the exchange is not finished: a tile must be drawn from the necropolis first")
         if action in ("accept_end", "decline_end"):
             return self._answer_proposal(state, seat, action)
         if state.proposal:
@@ -470,15 +489,6 @@ class Necropolis(Engine):
             return NecropolisState(config=state.config, phase="deal", games=games)
         return replace(state, phase="over", games=games)
 
-    def _apply_system(self, state: NecropolisState, data: dict) -> NecropolisState:
-        if data["type"] == "resign":
-            seat = resign_seat(data, 2)
-            return replace(state, phase="over", resigned=seat)
-        if data["type"] == "close_window":
-            raise WindowClosed(f"window {data.get('window')!r} is not open: Necropolis has no timed windows")
-        raise MalformedEvent(f"Necropolis has no system event {data['type']!r}")
-
-    # ---- scoring --------------------------------------------------------------------------
     def _start_tile(self, state: NecropolisState, seat: int) -> str | None:
         grave = state.graves[seat]
         return cards.tile(*grave[state.start_index[seat]]) if grave else None

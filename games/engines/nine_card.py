@@ -14,20 +14,17 @@ from dataclasses import dataclass, replace
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    ID_LENGTH,
+    Action,
     ConfigError,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     Outcome,
-    UnexpectedChance,
-    WindowClosed,
+    Param,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 HAND_SIZE = 9
@@ -166,25 +163,24 @@ class NineCard(Engine):
             return None
         return Deadline(f"turn-{state.turn}", seconds, tuple(sorted(self.actors(state))))
 
-    def apply(self, state: NineCardState, event: dict) -> NineCardState:
-        kind, seat, data = split_event(event, 2)
-        if kind == "chance":
-            if state.phase != "deal":
-                raise UnexpectedChance("no chance event is due: the cards are already dealt")
-            if data["type"] != "deal":
-                raise MalformedEvent(f"Nine Card has no chance step {data['type']!r}")
-            return self._apply_deal(state, data)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more moves are accepted")
-        if kind == "system":
-            return self._apply_system(state, data)
-        if state.phase == "deal":
-            raise ChanceExpected("the cards have not been dealt yet")
-        if data["type"] != "commit_card":
-            raise IllegalMove(
-                f"Nine Card has no action {data['type']!r}; the only action is commit_card",
-                code="unknown_action",
-            )
+    actions = (Action("commit_card", {"card": Param("string", "the id of a card in your hand", max_length=ID_LENGTH)}),)
+
+    def seat_count(self, state: NineCardState) -> int:
+        return 2
+
+    def apply_chance(self, state: NineCardState, data: dict) -> NineCardState:
+        if data["type"] != "deal":
+            raise MalformedEvent(f"Nine Card has no chance step {data['type']!r}")
+        return self._apply_deal(state, data)
+
+    def apply_resign(self, state: NineCardState, seat: int, data: dict) -> NineCardState:
+        return replace(state, phase="over", ended_by="resign", forfeits=(seat,))
+
+    def apply_close_window(self, state: NineCardState, data: dict) -> NineCardState:
+        late = tuple(seat for seat in (0, 1) if state.pending[seat] is None)
+        return replace(state, phase="over", ended_by="timeout", forfeits=late)
+
+    def apply_move(self, state: NineCardState, seat: int, data: dict) -> NineCardState:
         card = require_param(data, "card", str, "the id of a card in your hand")
         if state.pending[seat] is not None:
             raise IllegalMove(
@@ -205,20 +201,6 @@ class NineCard(Engine):
         if None in state.pending:
             return state
         return self._reveal(state)
-
-    def _apply_system(self, state: NineCardState, data: dict) -> NineCardState:
-        if data["type"] == "resign":
-            seat = resign_seat(data, 2)
-            return replace(state, phase="over", ended_by="resign", forfeits=(seat,))
-        if data["type"] == "close_window":
-            current = self.deadline(state)
-            if current is None or data.get("window") != current.window:
-                raise WindowClosed(f"window {data.get('window')!r} is not open")
-            if state.phase == "deal":
-                raise ChanceExpected("the cards have not been dealt yet")
-            late = tuple(seat for seat in (0, 1) if state.pending[seat] is None)
-            return replace(state, phase="over", ended_by="timeout", forfeits=late)
-        raise MalformedEvent(f"Nine Card has no system event {data['type']!r}")
 
     def _reveal(self, state: NineCardState) -> NineCardState:
         played = tuple(state.played[seat] + (state.pending[seat],) for seat in (0, 1))

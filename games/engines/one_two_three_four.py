@@ -21,19 +21,15 @@ from itertools import combinations
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    Action,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
-    UnexpectedChance,
-    WindowClosed,
+    Param,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 DECK = cards.standard_deck()
@@ -46,6 +42,9 @@ PATTERNS = {
     "P4": "three cards of one rank",
     "P5": "two pairs of number cards (A-10), no face cards",
 }
+
+
+_CARDS = Param("list", "card ids from your hand", max_length=52, item_code="not_a_card")
 
 
 @dataclass(frozen=True)
@@ -266,29 +265,31 @@ class OneTwoThreeFour(Engine):
     def _can_move(self, state: State, seat: int) -> bool:
         return self.legal_moves(state, seat) != [{"type": "drop_out"}]
 
-    def apply(self, state: State, event: dict) -> State:
-        kind, seat, data = split_event(event, state.seats)
-        if kind == "chance":
-            if state.phase != "deal":
-                raise UnexpectedChance("no chance event is due: the cards are dealt")
-            if data["type"] != "deal":
-                raise MalformedEvent(f"1234 has no chance step {data['type']!r}; the only one is deal")
-            return self._apply_deal(state, data)
-        if kind == "system" and data["type"] == "drop_out":
-            return self._confirm_drop_out(state, data)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more moves are accepted")
+    actions = (
+        Action("play", {"cards": _CARDS}),
+        Action("pass_combo", {"cards": _CARDS}),
+        Action("drop_out"),
+    )
+    system_events = ("drop_out",)
+    system_events_after_over = ("drop_out",)
+
+    def apply_chance(self, state: State, data: dict) -> State:
+        if data["type"] != "deal":
+            raise MalformedEvent(f"1234 has no chance step {data['type']!r}; the only one is deal")
+        return self._apply_deal(state, data)
+
+    def apply_system(self, state: State, data: dict) -> State:
+        return self._confirm_drop_out(state, data)
+
+    def apply_resign(self, state: State, seat: int, data: dict) -> State:
+        return self._resign(replace(state, unconfirmed=()), seat)
+
+    def open_window(self, state: State) -> str | None:
+        return None  # 1234 has no timed windows
+
+    def apply_move(self, state: State, seat: int, data: dict) -> State:
         state = replace(state, unconfirmed=()) if state.unconfirmed else state
-        if kind == "system":
-            return self._apply_system(state, data)
-        if state.phase == "deal":
-            raise ChanceExpected("the cards have not been dealt yet")
         action = data["type"]
-        if action not in ("play", "pass_combo", "drop_out"):
-            raise IllegalMove(
-                f"1234 has no action {action!r}; the actions are play, pass_combo and drop_out",
-                code="unknown_action",
-            )
         if seat != state.to_move:
             raise NotYourTurn(f"it is seat {state.to_move}'s turn, not seat {seat}'s")
         if action == "drop_out":
@@ -403,13 +404,6 @@ class OneTwoThreeFour(Engine):
                 code="no_automatic_drop_out",
             )
         return replace(state, unconfirmed=tuple(s for s in state.unconfirmed if s != seat))
-
-    def _apply_system(self, state: State, data: dict) -> State:
-        if data["type"] == "resign":
-            return self._resign(state, resign_seat(data, state.seats))
-        if data["type"] == "close_window":
-            raise WindowClosed(f"window {data.get('window')!r} is not open: 1234 has no timed windows")
-        raise MalformedEvent(f"1234 has no system event {data['type']!r}")
 
     def _resign(self, state: State, seat: int) -> State:
         """A resigning seat drops out at once and ranks last; the match ends after this game."""

@@ -24,21 +24,19 @@ from functools import lru_cache
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    ID_LENGTH,
+    Action,
     ConfigError,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
-    UnexpectedChance,
+    Param,
     WindowClosed,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 Z_RANKS = ("J", "Q", "K")
@@ -310,26 +308,44 @@ class Satori(Engine):
         return Deadline(state.window, state.config["katsu_window_seconds"], state.pending())
 
     # ---- events -------------------------------------------------------------------------
-    def apply(self, state: SatoriState, event: dict) -> SatoriState:
-        kind, seat, data = split_event(event, state.seats)
-        if kind == "chance":
-            if state.phase != "deal":
-                raise UnexpectedChance("no chance event is due: the cards are already dealt")
-            if data["type"] != "deal":
-                raise MalformedEvent(f"Satori has no chance step {data['type']!r}; the only one is deal")
-            return self._apply_deal(state, data)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more moves are accepted")
-        if kind == "system":
-            return self._apply_system(state, data)
-        action = data["type"]
-        if action not in ACTIONS:
-            raise IllegalMove(
-                f"Satori has no action {action!r}; the actions are {', '.join(ACTIONS)}", code="unknown_action"
-            )
-        if state.phase == "deal":
-            raise ChanceExpected("the cards have not been dealt yet")
-        return getattr(self, f"_{action}")(state, seat, data)
+    actions = (
+        Action("play_card", {"card": Param("string", "the id of a card in your hand", max_length=ID_LENGTH)}),
+        Action("declare_satori"),
+        Action("pass_turn"),
+        Action("katsu"),
+        Action("decline_katsu"),
+        Action(
+            "hand_over",
+            {
+                name: Param(
+                    "string", f"the {cls} card handed over, or null", False, max_length=ID_LENGTH, nullable=True
+                )
+                for name, cls in (("s_card", "S"), ("z_card", "Z"))
+            },
+        ),
+    )
+    system_events = ("close_katsu_window",)
+
+    def apply_chance(self, state: SatoriState, data: dict) -> SatoriState:
+        if data["type"] != "deal":
+            raise MalformedEvent(f"Satori has no chance step {data['type']!r}; the only one is deal")
+        return self._apply_deal(state, data)
+
+    def apply_move(self, state: SatoriState, seat: int, data: dict) -> SatoriState:
+        return getattr(self, f"_{data['type']}")(state, seat, data)
+
+    def apply_resign(self, state: SatoriState, seat: int, data: dict) -> SatoriState:
+        return self._resign(state, seat)
+
+    def apply_close_window(self, state: SatoriState, data: dict) -> SatoriState:
+        return self._close_window(state)
+
+    def apply_system(self, state: SatoriState, data: dict) -> SatoriState:
+        """``close_katsu_window``: the older close, naming the window or not."""
+        window = data.get("window")
+        if state.phase != "katsu" or (window is not None and window != state.window):
+            raise WindowClosed(f"window {window!r} is not open")
+        return self._close_window(state)
 
     def _check_turn(self, state: SatoriState, seat: int, action: str) -> None:
         if state.phase == "katsu":
@@ -432,19 +448,6 @@ class Satori(Engine):
                 raise IllegalMove(f"you owe no {cls} card here, so {name} must be null", code="bad_hand_over")
             chosen.append(card)
         return self._transfer(state, tuple(card for card in chosen if card is not None))
-
-    def _apply_system(self, state: SatoriState, data: dict) -> SatoriState:
-        if data["type"] == "resign":
-            return self._resign(state, resign_seat(data, state.seats))
-        if data["type"] in ("close_window", "close_katsu_window"):
-            window = data.get("window")
-            named = window is not None or data["type"] == "close_window"
-            if state.phase != "katsu" or (named and window != state.window):
-                raise WindowClosed(f"window {window!r} is not open")
-            return self._close_window(state)
-        raise MalformedEvent(
-            f"Satori has no system event {data['type']!r}; they are close_window, close_katsu_window, resign"
-        )
 
     # ---- resolution ---------------------------------------------------------------------
     def _close_window(self, state: SatoriState) -> SatoriState:

@@ -20,20 +20,18 @@ from functools import cached_property
 
 from . import cards
 from .base import (
-    ChanceExpected,
+    ID_LENGTH,
+    Action,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
-    UnexpectedChance,
+    Param,
     WindowClosed,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 SEATS = 4
@@ -248,29 +246,56 @@ class TurnThief(Engine):
         return Deadline(_window_id(state.pending), seconds, self._waiting(state))
 
     # ---- events -----------------------------------------------------------------------
-    def apply(self, state: TurnThiefState, event: dict) -> TurnThiefState:
-        kind, seat, data = split_event(event, SEATS)
-        if kind == "chance":
-            if state.phase != "deal":
-                raise UnexpectedChance("no chance event is due: the cards are already dealt")
-            if data["type"] != "deal":
-                raise MalformedEvent(f"Turn Thief has no chance step {data['type']!r}; the only one is deal")
-            return self._apply_deal(state, data)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more moves are accepted")
-        if kind == "system":
-            return self._apply_system(state, data)
-        if state.phase == "deal":
-            raise ChanceExpected("the cards have not been dealt yet")
-        action = data["type"]
-        if action == "discard":
+    actions = (
+        Action(
+            "discard",
+            {
+                "card": Param("string", "the id of a card in your hand", max_length=ID_LENGTH),
+                "declared_suit": Param(
+                    "string",
+                    "the suit you declare",
+                    choices=cards.SUITS,
+                    choice_code="invalid_declared_suit",
+                    max_length=1,
+                ),
+                "declared_rank": Param("string", 'the rank you declare, "2" to "10" or a face', max_length=2),
+            },
+        ),
+        *(Action(call) for call in CALLS),
+    )
+    system_events = ("close_reaction_window",)
+
+    def seat_count(self, state: TurnThiefState) -> int:
+        return SEATS
+
+    def apply_chance(self, state: TurnThiefState, data: dict) -> TurnThiefState:
+        if data["type"] != "deal":
+            raise MalformedEvent(f"Turn Thief has no chance step {data['type']!r}; the only one is deal")
+        return self._apply_deal(state, data)
+
+    def apply_move(self, state: TurnThiefState, seat: int, data: dict) -> TurnThiefState:
+        if data["type"] == "discard":
             return self._discard(state, seat, data)
-        if action in CALLS:
-            return self._call(state, seat, CALLS[action])
-        raise IllegalMove(
-            f"Turn Thief has no action {action!r}; the actions are discard, call_get, call_doubt and call_none",
-            code="unknown_action",
-        )
+        return self._call(state, seat, CALLS[data["type"]])
+
+    def apply_resign(self, state: TurnThiefState, seat: int, data: dict) -> TurnThiefState:
+        return replace(state, phase="over", ended_by="resign", resigned=seat)
+
+    def open_window(self, state: TurnThiefState) -> str | None:
+        return _window_id(state.pending) if state.phase == "reaction" else None
+
+    def apply_close_window(self, state: TurnThiefState, data: dict) -> TurnThiefState:
+        pending = state.pending
+        late = self._waiting(state)
+        calls = pending.calls + tuple((seat, "none") for seat in late)
+        return self._resolve(replace(state, pending=replace(pending, calls=calls, timed_out=late)))
+
+    def apply_system(self, state: TurnThiefState, data: dict) -> TurnThiefState:
+        """``close_reaction_window``: the older close, naming the window or not."""
+        window = data.get("window")
+        if state.phase != "reaction" or (window is not None and window != _window_id(state.pending)):
+            raise WindowClosed(f"window {window!r} is not open")
+        return self.apply_close_window(state, data)
 
     def _discard(self, state: TurnThiefState, seat: int, data: dict) -> TurnThiefState:
         if state.phase == "reaction":
@@ -318,22 +343,6 @@ class TurnThief(Engine):
         if len(state.pending.calls) == SEATS - 1:
             return self._resolve(state)
         return state
-
-    def _apply_system(self, state: TurnThiefState, data: dict) -> TurnThiefState:
-        kind = data["type"]
-        if kind == "resign":
-            seat = resign_seat(data, SEATS)
-            return replace(state, phase="over", ended_by="resign", resigned=seat)
-        if kind in CLOSE_EVENTS:
-            window = data.get("window")
-            is_open = state.phase == "reaction"
-            if not is_open or (window != _window_id(state.pending) and (kind == "close_window" or window is not None)):
-                raise WindowClosed(f"window {window!r} is not open")
-            pending = state.pending
-            late = self._waiting(state)
-            calls = pending.calls + tuple((seat, "none") for seat in late)
-            return self._resolve(replace(state, pending=replace(pending, calls=calls, timed_out=late)))
-        raise MalformedEvent(f"Turn Thief has no system event {kind!r}")
 
     # ---- resolution (section 4) ---------------------------------------------------------
     def _choose(self, state: TurnThiefState, pending: Discard, seats: list[int]) -> int:

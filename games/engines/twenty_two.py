@@ -45,21 +45,19 @@ from itertools import combinations
 from math import comb
 
 from .base import (
-    ChanceExpected,
+    Action,
     ConfigError,
     Deadline,
     Engine,
     Flag,
-    GameOver,
     IllegalMove,
     MalformedEvent,
     NotYourTurn,
     Outcome,
+    Param,
     UnexpectedChance,
     WindowClosed,
     require_param,
-    resign_seat,
-    split_event,
 )
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -102,6 +100,9 @@ def _rank_name(rank: int) -> str:
 
 
 # ---- state ------------------------------------------------------------------------------------
+_CARDS = Param("list", "card ids from your hand", max_length=54)
+
+
 @dataclass(frozen=True)
 class Play:
     seat: int
@@ -591,21 +592,35 @@ class TwentyTwo(Engine):
             return f"seats {list(state.undecided)} are to decide on a buy-back"
         return "the game is over"
 
-    def apply(self, state: TwentyTwoState, event: dict) -> TwentyTwoState:
-        kind, seat, data = split_event(event, state.seats)
-        if kind == "chance":
-            return self._apply_chance(state, data)
-        if state.phase == "over":
-            raise GameOver("the game is over; no more moves are accepted")
-        if kind == "system":
-            return self._apply_system(state, data)
+    actions = (
+        Action("exchange", {"cards": _CARDS}),
+        Action("lead", {"cards": _CARDS}),
+        Action("follow", {"cards": _CARDS}),
+        Action("buy_back"),
+        Action("decline_buy_back"),
+    )
+    system_events = ("buy_back_timeout",)
+
+    def apply_chance(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
+        return self._apply_chance(state, data)
+
+    def apply_resign(self, state: TwentyTwoState, seat: int, data: dict) -> TwentyTwoState:
+        return self._resign(state, seat)
+
+    def apply_close_window(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
+        for seat in state.undecided:
+            state = self._decide_buy_back(state, seat, False)
+        return state
+
+    def apply_system(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
+        """``buy_back_timeout``: one seat's buy-back decision ran out of time."""
+        seat = data.get("seat")
+        if state.phase != "buy_back" or seat not in state.undecided or isinstance(seat, bool):
+            raise WindowClosed(f"seat {seat!r} has no open buy-back decision")
+        return self._decide_buy_back(state, seat, False)
+
+    def apply_move(self, state: TwentyTwoState, seat: int, data: dict) -> TwentyTwoState:
         action = data["type"]
-        if action not in MOVES:
-            raise IllegalMove(
-                f"Twenty-Two has no action {action!r}; actions are {', '.join(MOVES)}", code="unknown_action"
-            )
-        if state.phase in ("dealer", "deal"):
-            raise ChanceExpected(f"no move yet: {self._waiting_for(state)}")
         if seat not in self.actors(state):
             raise NotYourTurn(f"it is not your turn: {self._waiting_for(state)}")
         if state.phase == "buy_back":
@@ -878,24 +893,6 @@ class TwentyTwo(Engine):
         return state
 
     # ---- system events ------------------------------------------------------------------------
-    def _apply_system(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
-        kind = data["type"]
-        if kind == "resign":
-            return self._resign(state, resign_seat(data, state.seats))
-        if kind == "close_window":
-            current = self.deadline(state)
-            if current is None or data.get("window") != current.window:
-                raise WindowClosed(f"window {data.get('window')!r} is not open")
-            for seat in state.undecided:
-                state = self._decide_buy_back(state, seat, False)
-            return state
-        if kind == "buy_back_timeout":
-            seat = data.get("seat")
-            if state.phase != "buy_back" or seat not in state.undecided or isinstance(seat, bool):
-                raise WindowClosed(f"seat {seat!r} has no open buy-back decision")
-            return self._decide_buy_back(state, seat, False)
-        raise MalformedEvent(f"Twenty-Two has no system event {kind!r}")
-
     def _resign(self, state: TwentyTwoState, seat: int) -> TwentyTwoState:
         """A resigning player drops out at once, ranked below everyone else, and play goes on.
 

@@ -84,8 +84,8 @@ def test_describe_flags_the_game_mature():
 
 # ---- text validation: one stable code per failure ----------------------------------------------
 TEXT_ERRORS = [
-    ({"form": "boast", "statement": 7}, "part_not_text"),
-    ({"form": "boast", "statement": None}, "part_not_text"),
+    ({"form": "boast", "statement": 7}, "text_not_string"),
+    ({"form": "boast", "statement": None}, "text_not_string"),
     ({"form": "boast", "statement": ""}, "empty_part"),
     ({"form": "boast", "statement": " \n\t\u3000"}, "empty_part"),
     ({"form": "boast", "statement": "x" * 501}, "text_too_long"),
@@ -120,7 +120,7 @@ RESPONSE_ERRORS = [
         "statement_ends_with_question",
     ),
     ({"form": "kublai_challenge", "compliment": "", "challenge_question": "why?"}, "empty_part"),
-    ({"form": "kublai_challenge", "compliment": "fine", "challenge_question": ["why?"]}, "part_not_text"),
+    ({"form": "kublai_challenge", "compliment": "fine", "challenge_question": ["why?"]}, "text_not_string"),
     (
         {"form": "kublai_challenge", "compliment": "fine", "challenge_question": "why?", "refusal": "no"},
         "unexpected_part",
@@ -154,7 +154,7 @@ def test_final_lines_extra_text_is_checked():
     state = play([*START, BOAST, KU_NORMAL, mv(KY, "respond", **_kyoko_normal())])
     assert rejected(state, too_long).code == "text_too_long"
     assert rejected(state, mv(KU, "final_words", extra_text="bye\x1b")).code == "control_characters"
-    assert rejected(state, mv(KU, "final_words", extra_text=3)).code == "part_not_text"
+    assert rejected(state, mv(KU, "final_words", extra_text=3)).code == "text_not_string"
     closing = ENGINE.apply(state, mv(KU, "final_words", extra_text=""))
     assert closing.phase == "closing"
 
