@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache as once
 
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet, prefetch_related_objects
+from django.db import connection
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 from django.utils import timezone
 
 from . import clocks, moderation
 from .engines import REGISTRY, get_engine
 from .meta import meta_readable
-from .models import ContributionHiding, Event, Game, MatureConsent, Seat, Submission
+from .models import BotAccount, ContributionHiding, Event, Game, MatureConsent, Seat, Submission
 
 log = logging.getLogger("kifu.games")
 
@@ -111,8 +113,61 @@ def game_get(*, game_id, viewer=None) -> Game | None:
     game = rows[0] if rows else None
     if game is None or (get_engine(game.engine).mature and not game_viewer_consents(game, viewer)):
         return None
-    prefetch_related_objects([game], _seats_with_users())  # not before: a hidden game reads no seats
+    _read_seats(game)  # not before: a hidden game reads no seats
     return game
+
+
+def _columns(model) -> list[str]:
+    return [field.column for field in model._meta.concrete_fields]
+
+
+@once
+def _seats_read_sql() -> str:
+    """The seats of one game with their users and bot flags (what ``_seats_with_users`` prefetches)
+    as fixed SQL: every game endpoint reads them, and the ORM would compile the prefetch each time."""
+    user_model = get_user_model()
+    seat = ", ".join(f's."{c}"' for c in _columns(Seat))
+    user = ", ".join(f'u."{c}"' for c in _columns(user_model))
+    bot = ", ".join(f'b."{c}"' for c in _columns(BotAccount))
+    return (
+        f'SELECT {seat}, {user}, {bot} FROM "{Seat._meta.db_table}" s '
+        f'LEFT JOIN "{user_model._meta.db_table}" u ON u.id = s.user_id '
+        f'LEFT JOIN "{BotAccount._meta.db_table}" b ON b.user_id = u.id '
+        'WHERE s.game_id = %s ORDER BY s."index"'
+    )
+
+
+def _read_seats(game: Game) -> None:
+    """Read ``game``'s seats, users and bot flags in one statement and cache them exactly where
+    ``prefetch_related_objects([game], _seats_with_users())`` would: ``game.seats.all()``, each
+    ``seat.user`` and ``user.bot_account`` (missing: ``is_bot`` is False) answer without a query."""
+    user_model = get_user_model()
+    models = (Seat, user_model, BotAccount)
+    names = [[field.attname for field in model._meta.concrete_fields] for model in models]
+    with connection.cursor() as cursor:
+        cursor.execute(_seats_read_sql(), [game.pk])
+        rows = cursor.fetchall()
+    db = connection.alias
+    seats = []
+    for row in rows:
+        values, start = [], 0
+        for attnames in names:
+            values.append(row[start : start + len(attnames)])
+            start += len(attnames)
+        seat = Seat.from_db(db, names[0], values[0])
+        Seat.game.field.set_cached_value(seat, game)
+        user = None
+        if values[1][0] is not None:
+            user = user_model.from_db(db, names[1], values[1])
+            bot = BotAccount.from_db(db, names[2], values[2]) if values[2][0] is not None else None
+            user_model.bot_account.related.set_cached_value(user, bot)
+            if bot is not None:
+                BotAccount.user.field.set_cached_value(bot, user)
+        Seat.user.field.set_cached_value(seat, user)
+        seats.append(seat)
+    queryset = game.seats.all()
+    queryset._result_cache, queryset._prefetch_done = seats, True
+    game._prefetched_objects_cache = {**getattr(game, "_prefetched_objects_cache", {}), "seats": queryset}
 
 
 def game_viewer_consents(game: Game, viewer) -> bool:
