@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from datetime import UTC
+from datetime import UTC, timedelta
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -136,6 +137,11 @@ def _leaf_hashes(checkpoint: Checkpoint) -> list[bytes]:
 
 
 # ---- writing --------------------------------------------------------------------------------------
+RECENT_SLACK = timedelta(hours=1)
+FULL_SWEEP_KEY = "kifu:checkpoint:full-sweep"
+FULL_SWEEP_SECONDS = 3600
+
+
 def checkpoint_create(*, limit: int | None = None) -> Checkpoint | None:
     """Append one checkpoint over the finished games not in one yet (at most ``limit``, oldest
     end first); None when there are none. Writers are serialised by an advisory lock on
@@ -148,14 +154,17 @@ def checkpoint_create(*, limit: int | None = None) -> Checkpoint | None:
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
                     cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ADVISORY_LOCK])
-            games = list(
-                Game.objects.filter(status=Game.Status.FINISHED, checkpoint_leaf__isnull=True)
-                .order_by("finished_at", "id")
-                .values_list("id", "head_seq", "head_hash")[:limit]
-            )
+            last = Checkpoint.objects.order_by("-seq").first()
+            unsigned = Game.objects.filter(status=Game.Status.FINISHED, checkpoint_leaf__isnull=True)
+            full_look = cache.add(FULL_SWEEP_KEY, 1, FULL_SWEEP_SECONDS) or last is None
+            if not full_look:
+                # A tick looks only at games that finished since shortly before the last checkpoint
+                # (index game_finished_at), so its cost follows what finished lately, not every
+                # game ever; once an hour a full look catches anything older that slipped by.
+                unsigned = unsigned.filter(finished_at__gte=last.created_at - RECENT_SLACK)
+            games = list(unsigned.order_by("finished_at", "id").values_list("id", "head_seq", "head_hash")[:limit])
             if not games:
                 return None
-            last = Checkpoint.objects.order_by("-seq").first()
             key = signing_key()
             checkpoint = Checkpoint(
                 seq=last.seq + 1 if last else 1,

@@ -291,3 +291,26 @@ def test_on_the_real_stack_beat_signs_a_finished_game_within_seconds(stack, play
     key = oya.get("/api/checkpoints/public-key").json()
     assert outsider_check(kept, key["public_key"], game["head_seq"], game["head_hash"])
     assert ko.get(f"/api/games/{game_id}/verification").json()["checkpoint_ok"] is True
+
+
+def test_a_tick_looks_only_at_recent_games_and_the_hourly_full_look_catches_older_ones(users):
+    """Growth: a tick's cost follows what finished lately (index game_finished_at), not every game."""
+    from datetime import timedelta
+
+    from django.core.cache import cache
+    from django.db.models import Q
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    first = finished_game(users)
+    cache.delete(checkpoints.FULL_SWEEP_KEY)
+    assert checkpoints.checkpoint_create() is not None  # the first look of the hour is a full one
+    old = finished_game(users)
+    Game.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=2))  # slipped by
+    with CaptureQueriesContext(connection) as queries:
+        assert checkpoints.checkpoint_create() is None  # a tick sees only recent games
+    assert any('"finished_at" >=' in q["sql"] for q in queries)
+    cache.delete(checkpoints.FULL_SWEEP_KEY)  # an hour later
+    signed = checkpoints.checkpoint_create()
+    assert signed is not None and CheckpointLeaf.objects.filter(checkpoint=signed, game=old).exists()
+    assert not Game.objects.filter(Q(pk=first.pk) | Q(pk=old.pk), checkpoint_leaf__isnull=True).exists()
