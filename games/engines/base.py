@@ -10,6 +10,11 @@ over a state: ``state = engine.apply(state, event)``. An event is a plain JSON o
 Every engine understands two system events: ``close_window`` (a reaction window or simultaneous
 choice reached its deadline; it names the window so that a late or repeated close changes nothing
 once the window has moved on) and ``resign`` (``{"type": "resign", "seat": s}``).
+
+``Engine.apply`` is the envelope every game shares (game over, chance / move / system, resign,
+close_window, unknown kinds, in one order); a game supplies hooks (``apply_chance``,
+``apply_move``, ``apply_resign``, ``apply_close_window``, ``apply_system``) and a table of
+``actions``, each declaring its parameters, which the base checks before the game's code runs.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def answer_id(seat: int, choice: str) -> str:
 
 
 def check_text(value, name: str, limit: int) -> str:
-    return text.check_text(value, name, limit, not_string_code="text_not_string", empty_code="empty_text")
+    return text.check_text(value, name, limit, empty_code="empty_text")
 
 
 class Believers(Engine):

@@ -36,7 +36,6 @@ from dataclasses import dataclass, replace
 
 from . import text
 from .base import (
-    TEXT_NOT_STRING,
     Action,
     ConfigError,
     Deadline,
@@ -150,8 +149,7 @@ class KyokoState:
 
 
 def check_text(value, name: str, limit: int, *, allow_empty: bool = False) -> str:
-    codes = {"not_string_code": TEXT_NOT_STRING, "empty_code": "empty_part"}
-    return text.check_text(value, name, limit, allow_empty=allow_empty, **codes)
+    return text.check_text(value, name, limit, allow_empty=allow_empty, empty_code="empty_part")
 
 
 def _statement(text: str) -> str:

@@ -39,19 +39,6 @@ JOKER_STRENGTH = 16
 SUITS = cards.SUITS
 PLAY_SITUATIONS = ("respond", "lead", "post_draw", "post_accept", "opening_joker")
 TIE_ACTIONS = ("propose_tie", "accept_tie", "reject_tie")
-ACTIONS = (
-    "choose_first_player",
-    "choose_initial_upcard_handling",
-    "play",
-    "pass_and_draw",
-    "end_pass",
-    "counter_two",
-    "cancel_two_with_joker",
-    "accept_draw",
-    "counter_going_out",
-    "accept_going_out",
-    *TIE_ACTIONS,
-)
 MAX_MATCH_GAMES = 20
 MAX_GAME_EVENTS = 5000
 

@@ -33,17 +33,6 @@ TILE_ORDER = {t: i for i, t in enumerate(TILES)}
 ENDS = ("left", "right")
 SOURCES = ("necropolis", "mastaba")
 EXCHANGE_ORDERS = ("return_then_draw_other", "draw_then_return", "return_then_draw_any")
-ACTIONS = (
-    "propose_end",
-    "accept_end",
-    "decline_end",
-    "draw",
-    "bury_drawn",
-    "entomb_drawn",
-    "bury_from_mastaba",
-    "restart_grave",
-    "exchange",
-)
 MAX_MATCH_GAMES = 10
 MAX_TURN_LIMIT = 1000
 # Worst turn: propose_end, decline_end, then exchange + exchange_draw (or draw + bury) = 4 events.

@@ -48,7 +48,6 @@ DEFAULT_DECK = {
     "Z": ["JS", "JH", "JD", "JC", "QS", "QH", "QD", "QC", "KS", "KH"],
     "S": ["AS", "2S", "3S", "4S", "5S", "AH", "2H", "3H", "4H", "5H", "AD", "2D", "3D", "4D", "5D"],
 }
-ACTIONS = ("play_card", "declare_satori", "pass_turn", "katsu", "decline_katsu", "hand_over")
 # At most 25 cards start in hands and each failed katsu (at most 4, one per eliminated seat) puts at
 # most 2 cards back into a hand, so there are at most 33 plays. A play costs at most 1 + 4 answers
 # or a close + 1 hand_over, at most 4 passes come before each play, plus deal, declare, 4 resigns.

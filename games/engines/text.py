@@ -1,14 +1,20 @@
-"""Validation of players' free text in the storytelling engines (codes chosen by each engine)."""
+"""Validation of players' free text in the storytelling engines."""
 
 from __future__ import annotations
 
 import unicodedata
 
-from .base import IllegalMove
+from .base import TEXT_NOT_STRING, IllegalMove
 
 
 def check_text(
-    value, name: str, limit: int, *, not_string_code: str, empty_code: str, allow_empty: bool = False
+    value,
+    name: str,
+    limit: int,
+    *,
+    empty_code: str,
+    not_string_code: str = TEXT_NOT_STRING,
+    allow_empty: bool = False,
 ) -> str:
     """A player's text: a string, non-empty, at most ``limit`` characters, no control characters."""
     if not isinstance(value, str):

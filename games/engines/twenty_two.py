@@ -184,7 +184,6 @@ PRESETS = {
     },
     "gambling_22": {"stakes_enabled": True},
 }
-MOVES = ("exchange", "lead", "follow", "buy_back", "decline_buy_back")
 PLAIN_ROUNDS = 8  # dealer-draw rounds sampled from the whole pack before only narrowing ones
 MAX_SEATS = 8
 

@@ -152,3 +152,61 @@ def test_legal_moves_fit_their_schemas():
         state, seat, _ = move_due(engine)
         for move in engine.legal_moves(state, seat):
             engine.action(move)
+
+
+KEPT_CODES = [
+    (
+        "turn-thief",
+        {"type": "discard", "card": "AS", "declared_suit": "X", "declared_rank": "A"},
+        "invalid_declared_suit",
+    ),
+    ("turn-thief", {"type": "discard", "card": "AS", "declared_suit": 3, "declared_rank": "A"}, "malformed_event"),
+    ("believers", {"type": "commit_choice", "choice": "maybe"}, "invalid_choice"),
+    ("believers", {"type": "commit_choice", "choice": None}, "invalid_choice"),
+    ("believers", {"type": "contribute", "text": 5}, "text_not_string"),
+    ("kazekami-kyoko", {"type": "take_role", "role": "khan"}, "unknown_role"),
+    ("kazekami-kyoko", {"type": "open_tale", "form": "boast", "statement": ["x"]}, "text_not_string"),
+    ("necropolis", {"type": "restart_grave", "source": "sky"}, "bad_source"),
+    ("necropolis", {"type": "bury_drawn", "end": "middle"}, "bad_end"),
+    ("necropolis", {"type": "bury_drawn", "end": "left", "top": "6"}, "malformed_event"),
+    ("mekuri-hinmin", {"type": "choose_first_player", "player": 2}, "bad_player"),
+    ("mekuri-hinmin", {"type": "choose_first_player", "player": "0"}, "malformed_event"),
+    ("mekuri-hinmin", {"type": "choose_initial_upcard_handling", "option": "burn"}, "bad_option"),
+    ("mekuri-hinmin", {"type": "play", "cards": ["3S"], "suit": "X"}, "bad_suit"),
+    ("mekuri-hinmin", {"type": "play", "cards": ["3S"], "attack": "yes"}, "malformed_event"),
+    ("1234", {"type": "play", "cards": [5]}, "not_a_card"),
+    ("1234", {"type": "play", "cards": "AS"}, "malformed_event"),
+    ("twenty-two", {"type": "lead", "cards": [5]}, "malformed_event"),
+    ("nine-card", {"type": "commit_card", "card": 7}, "malformed_event"),
+    ("satori", {"type": "hand_over", "s_card": 7}, "malformed_event"),
+]
+
+
+@pytest.mark.parametrize(("slug", "move", "code"), KEPT_CODES, ids=[f"{s}-{c}" for s, _, c in KEPT_CODES])
+def test_the_schema_keeps_each_game_s_codes_for_bad_values(slug, move, code):
+    """Type and value checks moved into the schemas answer with the codes the games always used."""
+    from games.engines import get_engine
+
+    engine = get_engine(slug)
+    state, seat, _ = move_due(engine)
+    assert code_of(engine, state, {"kind": "move", "seat": seat, "data": move}) == code
+
+
+def test_every_record_replays_the_same_with_a_reason_on_every_move():
+    """A timeout's move is a legal move plus ``"reason"``; every scenario replays as before with it."""
+    import json
+    from pathlib import Path
+
+    from games.records import replay_record
+
+    for path in sorted((Path(__file__).parent / "records").glob("*/*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if "error" in json.loads(lines[0])["meta"]["expect"]:
+            continue
+        marked = [lines[0]]
+        for line in lines[1:]:
+            event = json.loads(line)
+            if event.get("kind") == "move":
+                event["data"] = {**event["data"], "reason": "timeout"}
+            marked.append(json.dumps(event))
+        assert replay_record(marked).outcome_json() == replay_record(lines).outcome_json(), path
