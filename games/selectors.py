@@ -107,9 +107,8 @@ def game_get(*, game_id, viewer=None) -> Game | None:
     except ValueError:  # a malformed UUID
         return None
     viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
-    rows = list(
-        Game.objects.raw(_game_read_sql(viewer_id is not None), [viewer_id, game_id] if viewer_id else [game_id])
-    )
+    key = Game._meta.pk.get_db_prep_value(game_id, connection)  # SQLite keeps a UUID as hex text
+    rows = list(Game.objects.raw(_game_read_sql(viewer_id is not None), [viewer_id, key] if viewer_id else [key]))
     game = rows[0] if rows else None
     if game is None or (get_engine(game.engine).mature and not game_viewer_consents(game, viewer)):
         return None
@@ -145,7 +144,7 @@ def _read_seats(game: Game) -> None:
     models = (Seat, user_model, BotAccount)
     names = [[field.attname for field in model._meta.concrete_fields] for model in models]
     with connection.cursor() as cursor:
-        cursor.execute(_seats_read_sql(), [game.pk])
+        cursor.execute(_seats_read_sql(), [Game._meta.pk.get_db_prep_value(game.pk, connection)])
         rows = cursor.fetchall()
     db = connection.alias
     seats = []
