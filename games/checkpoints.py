@@ -103,9 +103,8 @@ def _timestamp(moment) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def body_bytes(checkpoint: Checkpoint) -> bytes:
-    """The canonical body the signature covers (rebuilt from the row's columns)."""
-    body = {
+def _body(checkpoint: Checkpoint) -> dict:
+    return {
         "kifu_checkpoint": FORMAT,
         "seq": checkpoint.seq,
         "previous_hash": checkpoint.previous_hash,
@@ -114,20 +113,20 @@ def body_bytes(checkpoint: Checkpoint) -> bytes:
         "created_at": _timestamp(checkpoint.created_at),
         "key_id": checkpoint.key_id,
     }
-    return canonical_json(body).encode()
+
+
+def body_bytes(checkpoint: Checkpoint) -> bytes:
+    """The canonical body the signature covers (rebuilt from the row's columns)."""
+    return canonical_json(_body(checkpoint)).encode()
 
 
 def checkpoint_json(checkpoint: Checkpoint) -> dict:
+    body = _body(checkpoint)
     return {
-        "seq": checkpoint.seq,
-        "previous_hash": checkpoint.previous_hash,
-        "merkle_root": checkpoint.merkle_root,
-        "size": checkpoint.size,
-        "created_at": _timestamp(checkpoint.created_at),
-        "key_id": checkpoint.key_id,
+        **{key: value for key, value in body.items() if key != "kifu_checkpoint"},
         "signature": checkpoint.signature,
         "hash": checkpoint.hash,
-        "body": body_bytes(checkpoint).decode(),
+        "body": canonical_json(body),
     }
 
 

@@ -56,9 +56,10 @@ def event_hash(previous: str, seq: int, event: dict) -> str:
     return chain_hash(previous, {"seq": seq, **event})
 
 
-def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str) -> list[str]:
+def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str, *, owner: str = "game") -> list[str]:
     """Problems of a chain given as ``(seq, recomputed hash, stored hash)`` in seq order (the
-    recomputation chains from the *stored* predecessor's hash, so one edit is reported once)."""
+    recomputation chains from the *stored* predecessor's hash, so one edit is reported once);
+    ``owner`` names the row whose head hash closes the chain (a game, a ladder)."""
     problems: list[str] = []
     last = GENESIS_HASH
     for expected, (seq, computed, stored) in enumerate(links, start=1):
@@ -68,7 +69,7 @@ def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str) -> list[s
             return [f"event {seq}: hash does not match its content and predecessor (edited?)"]
         last = stored
     if last != head_hash:
-        problems.append("the game's head hash does not match its last event")
+        problems.append(f"the {owner}'s head hash does not match its last event")
     return problems
 
 

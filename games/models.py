@@ -104,6 +104,23 @@ class BotAccount(models.Model):
         return f"bot account {self.user}"
 
 
+def append_only(name: str, log: str) -> list:
+    """PostgreSQL triggers that refuse UPDATE, DELETE and TRUNCATE on a log's table: the log is
+    append-only in the database, not only in Python. ``name`` prefixes the triggers, ``log`` names
+    the log in the refusal."""
+    return [
+        pgtrigger.Protect(name=f"{name}_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+        # Protect has no statement-level form for TRUNCATE, so this one is a plain trigger.
+        pgtrigger.Trigger(
+            name=f"{name}_no_truncate",
+            level=pgtrigger.Statement,
+            when=pgtrigger.Before,
+            operation=pgtrigger.Truncate,
+            func=f"RAISE EXCEPTION 'kifu: the {log} is append-only; TRUNCATE is refused'; RETURN NULL;",
+        ),
+    ]
+
+
 class Event(models.Model):
     """One event of a game's log. Never updated or deleted: PostgreSQL triggers refuse it."""
 
@@ -123,17 +140,7 @@ class Event(models.Model):
     class Meta:
         ordering = ["game", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]
-        triggers = [
-            pgtrigger.Protect(name="event_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
-            # Protect has no statement-level form for TRUNCATE, so this one is a plain trigger.
-            pgtrigger.Trigger(
-                name="event_no_truncate",
-                level=pgtrigger.Statement,
-                when=pgtrigger.Before,
-                operation=pgtrigger.Truncate,
-                func="RAISE EXCEPTION 'kifu: the event log is append-only; TRUNCATE is refused'; RETURN NULL;",
-            ),
-        ]
+        triggers = append_only("event", "event log")
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.kind}"
@@ -247,16 +254,7 @@ class Checkpoint(models.Model):
 
     class Meta:
         ordering = ["seq"]
-        triggers = [
-            pgtrigger.Protect(name="checkpoint_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
-            pgtrigger.Trigger(
-                name="checkpoint_no_truncate",
-                level=pgtrigger.Statement,
-                when=pgtrigger.Before,
-                operation=pgtrigger.Truncate,
-                func="RAISE EXCEPTION 'kifu: the checkpoint log is append-only; TRUNCATE is refused'; RETURN NULL;",
-            ),
-        ]
+        triggers = append_only("checkpoint", "checkpoint log")
 
     def __str__(self) -> str:
         return f"checkpoint {self.seq} ({self.size} games)"
@@ -274,16 +272,7 @@ class CheckpointLeaf(models.Model):
     class Meta:
         ordering = ["checkpoint", "index"]
         constraints = [models.UniqueConstraint(fields=["checkpoint", "index"], name="checkpoint_leaf_unique_index")]
-        triggers = [
-            pgtrigger.Protect(name="checkpoint_leaf_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
-            pgtrigger.Trigger(
-                name="checkpoint_leaf_no_truncate",
-                level=pgtrigger.Statement,
-                when=pgtrigger.Before,
-                operation=pgtrigger.Truncate,
-                func="RAISE EXCEPTION 'kifu: the checkpoint log is append-only; TRUNCATE is refused'; RETURN NULL;",
-            ),
-        ]
+        triggers = append_only("checkpoint_leaf", "checkpoint log")
 
     def __str__(self) -> str:
         return f"{self.game_id} at {self.head_seq} in checkpoint {self.checkpoint_id}"

@@ -15,6 +15,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -314,21 +315,16 @@ _LEAVE_GATE = "pg_advisory_unlock_shared(%s, %s)"
 
 
 def _store_locked(submission: Submission, leave_gate: bool) -> None:
-    """Insert ``submission`` with ``_STORE_LOCKED`` (setting its id); 404 if the game is gone."""
-    if connection.in_atomic_block:  # inside a caller's transaction: a refused insert must not abort it
-        with transaction.atomic():
-            return _store_statement(submission, leave_gate)
-    return _store_statement(submission, leave_gate)
-
-
-def _store_statement(submission: Submission, leave_gate: bool) -> None:
-    s = submission
-    params = [s.game_id, s.public_id, s.user.pk, s.seat, s.idempotency_key, json.dumps(s.payload), s.received_at]
-    if leave_gate:
-        params += [receipts.GATE_NAMESPACE, receipts.gate_key(s.game_id)]
-    with connection.cursor() as cursor:
-        cursor.execute(_STORE_LOCKED.format(leave=_LEAVE_GATE if leave_gate else "NULL"), params)
-        row = cursor.fetchone()
+    """Insert ``submission`` with ``_STORE_LOCKED`` (setting its id); 404 if the game is gone.
+    Inside a caller's transaction a savepoint keeps a refused insert from aborting it."""
+    with transaction.atomic() if connection.in_atomic_block else nullcontext():
+        s = submission
+        params = [s.game_id, s.public_id, s.user.pk, s.seat, s.idempotency_key, json.dumps(s.payload), s.received_at]
+        if leave_gate:
+            params += [receipts.GATE_NAMESPACE, receipts.gate_key(s.game_id)]
+        with connection.cursor() as cursor:
+            cursor.execute(_STORE_LOCKED.format(leave=_LEAVE_GATE if leave_gate else "NULL"), params)
+            row = cursor.fetchone()
     if row is None:
         raise ServiceError("not_found", "no such game", status=404)
     submission.id = row[0]

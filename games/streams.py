@@ -60,15 +60,11 @@ def account_channel(user_id) -> str:
 
 # ---- publishing ---------------------------------------------------------------------------------
 @cache
-def _client():
+def redis_client():
+    """This process's Redis client (the live-stream bus, verdicts, advance marks)."""
     import redis
 
     return redis.Redis.from_url(settings.REDIS_URL)
-
-
-def redis_client():
-    """This process's Redis client (the live-stream bus, verdicts, advance marks)."""
-    return _client()
 
 
 # Seats never change once a game has started, and notices are only sent from then on, so the
@@ -113,7 +109,7 @@ def publish(game_id, notice: dict, *, verdicts: list[dict] = ()) -> None:
             BUS.deliver(name, message)
         return
     try:
-        pipe = _client().pipeline(transaction=False)
+        pipe = redis_client().pipeline(transaction=False)
         for verdict in verdicts:
             key = verdict_key(verdict["id"])
             pipe.rpush(key, json.dumps(verdict))
@@ -135,7 +131,7 @@ def verdict_wait(public_id, timeout: float) -> dict | None:
         return None
     key = verdict_key(public_id)
     try:
-        raw = _client().blmove(key, key, timeout, "LEFT", "RIGHT")
+        raw = redis_client().blmove(key, key, timeout, "LEFT", "RIGHT")
     except Exception:
         log.warning("could not wait for the verdict of %s", public_id, exc_info=True)
         return None

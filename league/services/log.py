@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
-from games.eventlog import chain_hash
+from games.eventlog import chain_check, chain_hash
 from games.models import GENESIS_HASH
 from games.services import ServiceError
 
@@ -125,19 +125,13 @@ def ladder_rebuild(*, ladder_id) -> rules.Projection:
 def ladder_verify(*, ladder: Ladder) -> dict:
     """Recompute the hash chain and compare the stored standings with a fresh fold of the log."""
     ladder = Ladder.objects.get(pk=ladder.pk)  # the caller's copy may predate the last append
-    problems: list[str] = []
-    previous = GENESIS_HASH
     rows = list(LadderEvent.objects.filter(ladder=ladder).order_by("seq"))
-    for expected, row in enumerate(rows, start=1):
-        if row.seq != expected:
-            problems.append(f"event seq {row.seq} found where {expected} was expected (a gap)")
-            break
-        previous = ladder_event_hash(previous, row.seq, row.kind, row.payload, row.actor_id, row.at)
-        if previous != row.hash:
-            problems.append(f"event {row.seq}: hash does not match its content and predecessor (edited?)")
-            break
-    if not problems and previous != ladder.head_hash:
-        problems.append("the ladder's head hash does not match its last event")
+    links, previous = [], GENESIS_HASH
+    for row in rows:
+        computed = ladder_event_hash(previous, row.seq, row.kind, row.payload, row.actor_id, row.at)
+        links.append((row.seq, computed, row.hash))
+        previous = row.hash
+    problems = chain_check(links, ladder.head_hash, owner="ladder")
     projection = projection_of(ladder)
     ranked = projection.ranked()
     stored = dict(LadderEntry.objects.filter(ladder=ladder).values_list("user_id", "position"))
