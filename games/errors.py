@@ -12,3 +12,8 @@ class ServiceError(Exception):
         self.code = code
         self.message = message
         self.status = status
+
+
+def not_found(what: str) -> ServiceError:
+    """The 404 every lookup by id answers when the row is not there (``no such <what>``)."""
+    return ServiceError("not_found", f"no such {what}", status=404)

@@ -32,10 +32,12 @@ from datetime import datetime, timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
+from kifu.locking import lock_by_id
+
 from . import clocks, receipts
 from .engines.base import Engine, RuleError
 from .engines.chance import ChanceStream
-from .errors import ServiceError
+from .errors import ServiceError, not_found
 from .models import GENESIS_HASH, Event, Game, Submission
 from .records import canonical_json
 
@@ -76,10 +78,7 @@ def chain_check(links: Iterable[tuple[int, str, str]], head_hash: str, *, owner:
 # ---- the lock ------------------------------------------------------------------------------------
 def lock(game_id) -> Game:
     """The game row, locked (``SELECT ... FOR UPDATE``); the caller is in a transaction."""
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "no such game", status=404) from None
+    return lock_by_id(Game, game_id, missing=not_found("game"))
 
 
 # ---- appending ------------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from kifu.locking import lock_by_id
+
 from .engines import kazekami_kyoko
 from .errors import ServiceError
 from .models import ContributionHiding, ContributionReport, Event, Game, Seat
@@ -145,7 +147,7 @@ def _decide(*, game: Game, seq: int, user: AbstractBaseUser, reason: str, action
     _contribution(game, seq)
     reason = _reason(reason)
     # Serialise decisions on one game, so two moderators cannot both "hide" from the same state.
-    Game.objects.select_for_update().filter(pk=game.pk).first()
+    lock_by_id(Game, game.pk)
     hidden = seq in hidden_contributions(game=game)
     if action == ContributionHiding.Action.HIDE and hidden:
         raise ServiceError("already_hidden", f"event {seq} is already hidden", status=409)

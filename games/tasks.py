@@ -6,8 +6,9 @@ import logging
 
 from celery import shared_task
 from django.conf import settings
-from django.db import OperationalError
 from django.utils import timezone
+
+from kifu.celery import retrying_task
 
 from . import checkpoints, receipts, services
 from .models import Game
@@ -15,13 +16,7 @@ from .models import Game
 log = logging.getLogger("kifu.games")
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task
 def game_advance_task(game_id: str) -> int:
     """Validate and apply a game's pending submissions (and close an overdue window)."""
     advance_queue_release(game_id)  # before reading: a submission stored from now on queues again

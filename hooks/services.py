@@ -24,8 +24,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from games.errors import ServiceError
 from games.models import Game
-from games.services import ServiceError
+from kifu.locking import lock_by_id
 
 from . import selectors
 from .models import Delivery, DeliveryAttempt, GameCursor, Webhook
@@ -81,7 +82,7 @@ def webhook_create(*, user: AbstractBaseUser, url: str, events: list[str] | None
         )
     with transaction.atomic():
         # Lock the account row so two concurrent requests cannot both pass the limit.
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
+        lock_by_id(type(user), user.pk)
         if Webhook.objects.filter(user=user).count() >= MAX_WEBHOOKS_PER_ACCOUNT:
             raise ServiceError(
                 "too_many_webhooks", f"an account may register at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one"

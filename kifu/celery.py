@@ -2,13 +2,34 @@
 
 import os
 
-from celery import Celery, signals
+from celery import Celery, shared_task, signals
+from django.db import OperationalError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kifu.settings")
 
 app = Celery("kifu")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+# ---- the retry policy of tasks that follow a committed write -----------------------------------
+def retrying_task(func=None, **options):
+    """``shared_task`` with the house retry policy, for a task that records what a committed write
+    left to do (a finished game's league follow-up, the next move batch): acks late and requeued
+    when its worker is lost, so a crash re-runs it (the task must be idempotent), and retried with
+    exponential backoff from 0.2 s, up to 8 times, when the database blinks (``OperationalError``).
+    Use as ``@retrying_task`` or ``@retrying_task(name=...)``; ``options`` override the policy."""
+    policy = {
+        "acks_late": True,
+        "reject_on_worker_lost": True,
+        "autoretry_for": (OperationalError,),
+        "retry_backoff": 0.2,
+        "max_retries": 8,
+        **options,
+    }
+    if func is None:
+        return shared_task(**policy)
+    return shared_task(**policy)(func)
 
 
 # ---- database connections in workers ------------------------------------------------------------

@@ -22,8 +22,10 @@ from django.utils import timezone
 from games.accounts import bot_ids
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
+from games.errors import ServiceError, not_found
 from games.models import Game, Seat
-from games.services import ServiceError, game_advance, game_create, game_forfeit
+from games.services import game_advance, game_create, game_forfeit
+from kifu.locking import lock_by_id
 from league.models import Club
 from league.scoring import roundrobin
 from league.services.clubs import is_member, require_organiser
@@ -39,17 +41,11 @@ NOTE_LENGTH = 200
 
 
 def _lock_league(league_id) -> League:
-    try:
-        return League.objects.select_for_update().get(pk=league_id)
-    except (League.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such league", status=404) from None
+    return lock_by_id(League, league_id, missing=not_found("league"))
 
 
 def _lock_season(season_id) -> Season:
-    try:
-        return Season.objects.select_for_update().select_related("league").get(pk=season_id)
-    except (Season.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such season", status=404) from None
+    return lock_by_id(Season, season_id, related=("league",), missing=not_found("season"))
 
 
 def _whole(value, low: int, high: int) -> bool:
@@ -444,7 +440,7 @@ def season_game_finished(*, game_id, now: datetime | None = None) -> bool:
     if link is None:
         return False
     season = _lock_season(link["season_id"])
-    fixture = Fixture.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game_id)
+    fixture = lock_by_id(Fixture, game_id, by="game_id", related=("game",), of=("self",))
     if fixture.result or not fixture.game.is_finished:
         return False
     _record_game(fixture, fixture.game, now)
@@ -468,7 +464,7 @@ def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str, re
     for a double forfeit: the engines have no "both lose" event, and the fixture's result, not the
     game's, is what the table counts) marked with ``reason`` (``why`` goes in the fixture's note).
     """
-    game = Game.objects.select_for_update().get(pk=fixture.game_id)
+    game = lock_by_id(Game, fixture.game_id)
     if game.status == Game.Status.RUNNING:
         game_advance(game_id=game.pk, received_before=cutoff)
         game.refresh_from_db()
@@ -543,7 +539,7 @@ def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datet
             "the next season has started from this one's final tables; results are final",
             status=409,
         )
-    fixture = Fixture.objects.select_for_update().get(pk=fixture_id)
+    fixture = lock_by_id(Fixture, fixture_id)
     if not fixture.result:
         raise ServiceError(
             "fixture_undecided",

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
+
+from kifu.celery import retrying_task
 
 from . import services
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task
 def season_game_finished_task(game_id: str) -> bool:
     """Record a finished fixture game in its season (idempotent); the last one closes the season."""
     return services.season_game_finished(game_id=game_id)

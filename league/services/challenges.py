@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from games.accounts import is_bot
 from games.engines.base import RuleError
-from games.services import ServiceError, game_create
+from games.errors import ServiceError
+from games.services import game_create
+from kifu.locking import lock_by_id
 
 from ..models import Challenge, Ladder, LeagueGame
 from ..scoring import ladder as rules
@@ -31,7 +33,7 @@ def lock_challenge(challenge_id) -> tuple[Ladder, Challenge]:
     if ladder_id is None:
         raise ServiceError("not_found", "no such challenge", status=404)
     ladder = ladder_lock(ladder_id)
-    return ladder, Challenge.objects.select_for_update().get(pk=challenge_id)
+    return ladder, lock_by_id(Challenge, challenge_id)
 
 
 def open_challenges(ladder: Ladder, user_id: int):

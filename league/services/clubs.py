@@ -14,7 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from games.services import ServiceError
+from games.errors import ServiceError, not_found
+from kifu.locking import lock_by_id
 
 from ..models import Club, Ladder, Membership, PlayerProfile
 
@@ -56,10 +57,7 @@ def require_member(club: Club | int, user) -> None:
 
 
 def _lock_club(club_id) -> Club:
-    try:
-        return Club.objects.select_for_update().get(pk=club_id)
-    except (Club.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such club", status=404) from None
+    return lock_by_id(Club, club_id, missing=not_found("club"))
 
 
 def _grant_admin(user) -> None:

@@ -11,8 +11,10 @@ from django.utils import timezone
 
 from games.engines import get_engine
 from games.engines.base import RuleError
+from games.errors import ServiceError, not_found
 from games.models import Game
-from games.services import ServiceError, game_advance, game_create, game_forfeit
+from games.services import game_advance, game_create, game_forfeit
+from kifu.locking import lock_by_id
 
 from ..models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match
 from ..scoring import ladder as rules
@@ -47,9 +49,7 @@ def ladder_create(
 ) -> Ladder:
     """A new ladder for one game: challenge ladders need a two-player game; rating ladders any."""
     now = now or timezone.now()
-    club = Club.objects.select_for_update().filter(pk=club_id).first()
-    if club is None:
-        raise ServiceError("not_found", "no such club", status=404)
+    club = lock_by_id(Club, club_id, missing=not_found("club"))
     require_organiser(club, by)
     try:
         game = get_engine(engine)
@@ -360,6 +360,6 @@ def _play_deadline(ladder: Ladder, challenge: Challenge, now: datetime) -> None:
     if game is None or game.status != Game.Status.RUNNING:
         return
     game_forfeit(game_id=game.pk, seats=forfeited, reason=reason, now=cutoff)
-    link = LeagueGame.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game.pk)
+    link = lock_by_id(LeagueGame, game.pk, by="game_id", related=("game",), of=("self",))
     if not link.recorded:
         record_game(ladder, link, now=now)  # the challenge is decided: this records, and decides, nothing

@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
+from games.errors import not_found
 from games.eventlog import chain_check, chain_hash
 from games.models import GENESIS_HASH
-from games.services import ServiceError
+from kifu.locking import lock_by_id
 
 from ..models import Ladder, LadderEntry, LadderEvent, RatingPoint
 from ..scoring import ladder as rules
@@ -31,10 +32,7 @@ def ladder_event_hash(previous: str, seq: int, kind: str, payload: dict, actor_i
 
 def ladder_lock(ladder_id) -> Ladder:
     """The ladder row, locked: every append to one ladder's log is serialised by this lock."""
-    try:
-        return Ladder.objects.select_for_update().select_related("club").get(pk=ladder_id)
-    except (Ladder.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such ladder", status=404) from None
+    return lock_by_id(Ladder, ladder_id, related=("club",), missing=not_found("ladder"))
 
 
 def event_append(ladder: Ladder, *, kind: str, payload: dict, actor, at: datetime) -> LadderEvent:

@@ -11,6 +11,8 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from kifu.locking import lock_by_id
+
 from ..models import Challenge, Ladder, LeagueGame, Match
 from ..scoring import ladder as rules
 from .challenges import decide_result
@@ -34,8 +36,8 @@ def league_game_finished(*, game_id, now: datetime | None = None) -> bool:
         return False
     ladder = ladder_lock(link["ladder_id"]) if link["ladder_id"] else None
     if link["match_id"]:
-        Match.objects.select_for_update().get(pk=link["match_id"])
-    game_link = LeagueGame.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game_id)
+        lock_by_id(Match, link["match_id"])
+    game_link = lock_by_id(LeagueGame, game_id, by="game_id", related=("game",), of=("self",))
     if game_link.recorded or not game_link.game.is_finished:
         return False
     record_game(ladder, game_link, now=now)
@@ -50,7 +52,7 @@ def record_game(ladder: Ladder | None, link: LeagueGame, *, now: datetime) -> No
     link.save(update_fields=["recorded"])
     ranking, _scores = game_ranking(link.game)
     game_id, match_id = link.game_id, None
-    challenge = Challenge.objects.select_for_update().get(pk=link.challenge_id) if link.challenge_id else None
+    challenge = lock_by_id(Challenge, link.challenge_id) if link.challenge_id else None
     # A challenge decided already (a forfeit or void at the play deadline, an organiser's result)
     # takes no result from its game, and its match plays no further games.
     live = challenge is None or challenge.status == Challenge.Status.ACCEPTED
