@@ -9,10 +9,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from games import moderation, selectors
+from games import clocks, moderation, selectors
 from games.accounts import is_bot
 from games.meta import meta_readable
 from games.models import Game, Submission
+
+from .openapi import ref
 
 User = get_user_model()
 
@@ -63,14 +65,57 @@ class AccountSerializer(TokenSerializer):
     bot = serializers.BooleanField(help_text="A bot account; ladders admit bots only with allow_bots.")
 
 
+# A config flag's value: true/false, a number, a string or an object (Flag.kind), or null for "not set".
+CONFIG_VALUE = {
+    "oneOf": [
+        {"type": "boolean"},
+        {"type": "number"},
+        {"type": "string"},
+        {"type": "object", "additionalProperties": True},
+    ],
+    "nullable": True,
+}
+FREE_OBJECT = {"type": "object", "additionalProperties": True}
+CONFIG = {
+    "type": "object",
+    "additionalProperties": CONFIG_VALUE,
+    "description": "Config flags by name (GET /api/engines lists each game's flags).",
+}
+
+
+@extend_schema_field(FREE_OBJECT)
+class FreeObjectField(serializers.JSONField):
+    """An object whose fields the game (its rules document) or JSON Schema names, not this API."""
+
+
+@extend_schema_field(CONFIG_VALUE)
+class ConfigValueField(serializers.JSONField):
+    """A config flag's value."""
+
+
+@extend_schema_field(CONFIG)
+class ConfigField(serializers.JSONField):
+    """Config flags by name; the engine checks them (``invalid_config``, ``unknown_config_flag``)."""
+
+
 class FlagSerializer(serializers.Serializer):
     name = serializers.CharField()
-    type = serializers.CharField()
-    default = serializers.JSONField()
+    type = serializers.ChoiceField(choices=["bool", "int", "float", "str", "object"])
+    default = ConfigValueField()
     description = serializers.CharField()
-    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    choices = serializers.ListField(child=ConfigValueField(), required=False)
     minimum = serializers.FloatField(required=False)
     maximum = serializers.FloatField(required=False)
+
+
+class ActionSchemaSerializer(serializers.Serializer):
+    """The JSON Schema of one action's move (``games.engines.base.Action.schema``)."""
+
+    type = serializers.ChoiceField(choices=["object"])
+    properties = serializers.DictField(child=FreeObjectField(), help_text="Each field of the move: its JSON Schema.")
+    required = serializers.ListField(child=serializers.CharField())
+    additionalProperties = serializers.BooleanField()
+    description = serializers.CharField(required=False)
 
 
 class EngineSerializer(serializers.Serializer):
@@ -81,6 +126,11 @@ class EngineSerializer(serializers.Serializer):
     max_players = serializers.IntegerField()
     mature = serializers.BooleanField()
     flags = FlagSerializer(many=True)
+    actions = serializers.DictField(
+        child=ActionSchemaSerializer(),
+        help_text="Each action by name: the JSON Schema of its move (the OpenAPI schema has the same as "
+        "components, e.g. NineCardMove).",
+    )
 
 
 class SeatSerializer(serializers.Serializer):
@@ -97,22 +147,42 @@ class SeatSerializer(serializers.Serializer):
         return is_bot(seat.user)
 
 
+class TimeControlSerializer(serializers.Serializer):
+    """A clock (``games.clocks``): one of per move, a bank with an increment, or days per move."""
+
+    per_move_seconds = serializers.FloatField(required=False, min_value=1, max_value=clocks.MAX_PER_MOVE_SECONDS)
+    bank_seconds = serializers.FloatField(required=False, min_value=1, max_value=clocks.MAX_BANK_SECONDS)
+    increment_seconds = serializers.FloatField(required=False, min_value=0, max_value=clocks.MAX_INCREMENT_SECONDS)
+    days_per_move = serializers.IntegerField(required=False, min_value=1, max_value=clocks.MAX_DAYS_PER_MOVE)
+    on_timeout = serializers.ChoiceField(choices=clocks.ON_TIMEOUT, required=False, default="loss")
+
+
+@extend_schema_field(TimeControlSerializer(allow_null=True))
+class TimeControlField(serializers.JSONField):
+    """The service parses the clock itself (``bad_time_control`` with what is allowed)."""
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": clocks.MAX_SPECTATOR_DELAY_SECONDS})
+class WholeSecondsField(serializers.JSONField):
+    """Passed through: the service checks it and answers ``bad_spectator_delay``, whatever was sent."""
+
+
 class GameCreateSerializer(serializers.Serializer):
     engine = serializers.CharField(help_text="A game slug from /api/engines.")
-    config = serializers.DictField(required=False, default=dict, help_text="Flags that differ from the defaults.")
+    config = ConfigField(required=False, default=dict, help_text="Flags that differ from the defaults.")
     seats = serializers.ListField(
         child=serializers.CharField(allow_null=True),
         min_length=1,
         max_length=16,
         help_text="One entry per seat, seat 0 first: a username, or null for an open seat.",
     )
-    time_control = serializers.JSONField(
+    time_control = TimeControlField(
         required=False,
         default=None,
         help_text='A clock: {"per_move_seconds": N}, {"bank_seconds": B, "increment_seconds": I} or '
         '{"days_per_move": D}, optionally with "on_timeout": "loss" | "pass" | "default_move" (README, Clocks).',
     )
-    spectator_delay_seconds = serializers.JSONField(
+    spectator_delay_seconds = WholeSecondsField(
         required=False,
         default=0,
         help_text="Spectators see the game as it was this many seconds ago (0-3600; seated players see it live).",
@@ -131,8 +201,13 @@ class JoinSerializer(serializers.Serializer):
     seat = serializers.IntegerField(required=False, min_value=0, help_text="A particular open seat.")
 
 
+@extend_schema_field(ref("SubmittedMove"))
+class MoveField(serializers.JSONField):
+    """A move of the game's engine (api/openapi.py types them from the action tables), or resign."""
+
+
 class MoveSerializer(serializers.Serializer):
-    move = serializers.JSONField(help_text='The move: {"type": <action>, ...parameters} as in the game\'s rules.')
+    move = MoveField(help_text='The move: {"type": <action>, ...parameters} as in the game\'s rules.')
     idempotency_key = serializers.CharField(
         required=False,
         max_length=100,
@@ -145,11 +220,62 @@ class MoveSerializer(serializers.Serializer):
         return value
 
 
+class WindowSerializer(serializers.Serializer):
+    """An open reaction window or simultaneous choice (or a running per-move clock) and its deadline."""
+
+    id = serializers.CharField()
+    opened_at = serializers.DateTimeField(allow_null=True)
+    deadline_at = serializers.DateTimeField(allow_null=True)
+
+
+class OutcomeSerializer(serializers.Serializer):
+    """A finished game's result (``games.engines.base.Outcome``)."""
+
+    ranking = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()), help_text="Groups of tied seats, best first."
+    )
+    scores = serializers.DictField(child=serializers.FloatField(), help_text="Each seat's score, by seat number.")
+    detail = FreeObjectField(help_text="The game's own account of the result (its rules document).")
+
+
+class ClockSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    remaining_ms = serializers.IntegerField()
+    running = serializers.BooleanField()
+
+
+class ClockSerializer(serializers.Serializer):
+    """Every seat's remaining time (``selectors.clock_for``)."""
+
+    kind = serializers.ChoiceField(choices=["bank", "correspondence", "per_move"])
+    on_timeout = serializers.ChoiceField(choices=clocks.ON_TIMEOUT)
+    paused = serializers.BooleanField(help_text="A reaction window is open: no seat's clock runs.")
+    seats = ClockSeatSerializer(many=True)
+
+
+class GameMetaSerializer(serializers.Serializer):
+    """Game settings that are not engine config, and an imported record's descriptive header fields."""
+
+    time_control = TimeControlSerializer(required=False)
+    spectator_delay_seconds = serializers.IntegerField(required=False)
+    event = serializers.CharField(required=False)
+    date = serializers.CharField(required=False)
+    place = serializers.CharField(required=False)
+    notes = serializers.CharField(required=False)
+    kifu_game_id = serializers.CharField(required=False, help_text="The game an imported record was exported from.")
+    demo = serializers.BooleanField(required=False)
+
+
 class GameSerializer(serializers.ModelSerializer):
     """A game as the request's user may see it: a spectator held back by the spectator delay
     gets the head of the delayed view (``selectors.game_sight``/``game_head``)."""
 
     seats = SeatSerializer(many=True, read_only=True)
+    config = ConfigField(read_only=True, help_text="The full validated config, defaults included.")
+    actors = serializers.ListField(
+        child=serializers.IntegerField(), read_only=True, help_text="The seats that may act now."
+    )
+    meta = GameMetaSerializer(read_only=True)
     clock = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField()
     head_hash = serializers.SerializerMethodField()
@@ -205,7 +331,7 @@ class GameSerializer(serializers.ModelSerializer):
             data.update(finished_at=None, seed=None, head_hash=None)
         return data
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    @extend_schema_field(ClockSerializer(allow_null=True))
     def get_clock(self, game) -> dict | None:
         """Every seat's remaining time and whether it runs (None without a time control)."""
         sight = self._sight(game)
@@ -215,7 +341,7 @@ class GameSerializer(serializers.ModelSerializer):
     def get_seed(self, game) -> str | None:
         return game.seed if game.is_finished else None
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    @extend_schema_field(OutcomeSerializer(allow_null=True))
     def get_outcome(self, game) -> dict | None:
         """A storytelling outcome may quote contributions; hidden ones are replaced (games.moderation)."""
         request = self.context.get("request")
@@ -226,7 +352,7 @@ class GameSerializer(serializers.ModelSerializer):
     def get_head_hash(self, game) -> str | None:
         return game.head_hash if game.is_finished else None
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    @extend_schema_field(WindowSerializer(allow_null=True))
     def get_window(self, game) -> dict | None:
         if not game.window:
             return None
@@ -247,7 +373,7 @@ class GameSerializer(serializers.ModelSerializer):
 class SubmissionSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id")
     game = serializers.UUIDField(source="game_id")
-    move = serializers.JSONField(source="payload")
+    move = MoveField(source="payload")
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -275,13 +401,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
         )
 
 
-class EventSerializer(serializers.Serializer):
-    seq = serializers.IntegerField()
-    kind = serializers.CharField()
-    seat = serializers.IntegerField(required=False)
-    data = serializers.JSONField()
-    hash = serializers.CharField(required=False, help_text="Given once the game is over.")
-    created_at = serializers.DateTimeField()
+# An event of the log as the caller may see it; "Event" is a oneOf on ``kind`` (api/openapi.py).
+EVENTS = {"type": "array", "items": ref("Event")}
 
 
 class RecordImportSerializer(serializers.Serializer):

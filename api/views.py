@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 
@@ -11,11 +12,11 @@ from django.contrib.auth import authenticate, get_user_model
 from django.db import transaction
 from django.http import HttpResponse
 from django.utils.dateparse import parse_datetime
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, permissions, status
+from rest_framework import generics, permissions, renderers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from games import accounts, moderation, receipts, record_io, selectors, services, streams
@@ -25,6 +26,7 @@ from games.models import Game, Submission
 from . import serializers as s
 from . import throttles
 from .errors import ApiError
+from .openapi import ref
 
 User = get_user_model()
 ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
@@ -197,7 +199,7 @@ class GameAcceptView(APIView):
 
 
 class GameStateView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
+    @extend_schema(responses={200: ref("GameState"), **ERRORS}, tags=["play"])
     def get(self, request, pk):
         """The state as the caller may see it: a seat sees its own hand, a spectator the public view
         (as it was ``spectator_delay_seconds`` ago, if the game has a delay). ``clock``: every
@@ -210,6 +212,7 @@ class GameStateView(APIView):
         return Response(
             {
                 "game": str(game.pk),
+                "engine": game.engine,
                 "seat": seat,
                 **{key: head[key] for key in ("head_seq", "status", "actors", "window")},
                 "view": selectors.game_view(game=game, seat=seat, moderator=moderator, sight=sight),
@@ -226,7 +229,7 @@ class GameEventsView(APIView):
             OpenApiParameter("after", int, description="Only events with a greater seq (default 0)."),
             OpenApiParameter("limit", int, description="At most this many (1-1000, default 500)."),
         ],
-        responses={200: s.EventSerializer(many=True), **ERRORS},
+        responses={200: s.EVENTS, **ERRORS},
         tags=["play"],
     )
     def get(self, request, pk):
@@ -242,13 +245,14 @@ class GameEventsView(APIView):
 
 
 class GameLegalMovesView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["play"])
+    @extend_schema(responses={200: ref("LegalMoves"), **ERRORS}, tags=["play"])
     def get(self, request, pk):
-        """Every legal move for the caller's seat now (empty when it may not act)."""
+        """Every legal move for the caller's seat now (empty when it may not act), typed by the game's ``engine``."""
         game = load_game(pk, request.user)
         seat = selectors.seat_of(game=game, user=request.user)
         head_seq = selectors.game_sight(game=game, user=request.user).seq  # a delayed spectator's seq
-        return Response({"seat": seat, "head_seq": head_seq, "moves": selectors.legal_moves(game=game, seat=seat)})
+        moves = selectors.legal_moves(game=game, seat=seat)
+        return Response({"engine": game.engine, "seat": seat, "head_seq": head_seq, "moves": moves})
 
 
 def int_param(request, name: str, default: int, low: int, high: int) -> int:
@@ -386,8 +390,40 @@ class SubmissionDetailView(APIView):
         return Response(s.SubmissionSerializer(submission, context={"request": request}).data)
 
 
+class JsonLinesRenderer(renderers.BaseRenderer):
+    """Lets a client ask for the record by its media type (``Accept``); a refusal is one JSON line."""
+
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return b"" if data is None else json.dumps(data).encode()
+
+
+class OctetStreamRenderer(JsonLinesRenderer):
+    media_type = "application/octet-stream"
+    format = "bin"
+    charset = None
+
+
+# The record as JSON Lines, and the same bytes as application/octet-stream for a client that asks
+# (generators such as openapi-python-client keep a body of that type as a file; they drop
+# application/x-ndjson, which they do not know).
+RECORD = {"type": "string", "format": "binary", "description": "JSON Lines: the header, then one line per event."}
+
+
 class GameRecordView(APIView):
-    @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR, **ERRORS}, tags=["records"])
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, JsonLinesRenderer, OctetStreamRenderer]
+
+    @extend_schema(
+        responses={
+            (200, JsonLinesRenderer.media_type): RECORD,
+            (200, OctetStreamRenderer.media_type): RECORD,
+            **ERRORS,
+        },
+        tags=["records"],
+    )
     def get(self, request, pk):
         """The whole record (JSON Lines), with the revealed seed; only once the game is over.
 
@@ -408,7 +444,11 @@ class GameRecordView(APIView):
                 "read the events or the replay, where they are marked hidden",
                 status.HTTP_409_CONFLICT,
             )
-        response = HttpResponse(record_io.record_export(game=game), content_type="application/x-ndjson; charset=utf-8")
+        media_type = (
+            OctetStreamRenderer.media_type if isinstance(request.accepted_renderer, OctetStreamRenderer) else None
+        )
+        content_type = media_type or "application/x-ndjson; charset=utf-8"
+        response = HttpResponse(record_io.record_export(game=game), content_type=content_type)
         response["Content-Disposition"] = f'attachment; filename="{game.engine}-{game.pk}.kifu.jsonl"'
         return response
 

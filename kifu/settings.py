@@ -193,15 +193,14 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.openapi.AutoSchema",  # AllowAny operations need no credentials
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "api.guards.Pagination",  # LimitOffsetPagination, limit at most 1000
-    # api/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400
-    "DEFAULT_PARSER_CLASSES": [
-        "api.guards.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # api/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400.
+    # JSON only: every operation has one body schema (a form cannot carry a nested move or config),
+    # and a form or multipart body is a 415. The web pages' forms are Django views, not DRF.
+    "DEFAULT_PARSER_CLASSES": ["api.guards.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     # api/throttles.py: one atomic Redis INCR per request (DRF's history list undercounts when racing)
@@ -235,6 +234,7 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.openapi.add_move_schemas",  # typed moves from the engines' action tables (after the enums)
         "api.errors.document_error_responses",  # every operation: 400/401/403/404/409/429 as Error
     ],
 }

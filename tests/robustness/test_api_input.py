@@ -213,9 +213,9 @@ def test_a_running_match_has_no_result_and_the_schema_allows_it(oya):
 
 
 @pytest.mark.parametrize("kind", ["form", "multipart"])
-def test_a_form_field_holding_json_postgres_refuses_is_a_400_and_nothing_is_stored(oya, game, kind):
-    """DRF parses a JSON field sent as a form value itself (past the JSON parser's guard), and
-    json.loads reads 1e999 as infinity, which jsonb refuses: the DataError is the last net."""
+def test_a_form_or_multipart_body_is_refused_and_nothing_is_stored(oya, game, kind):
+    """The API reads JSON only (one body schema per operation; a form cannot carry a nested move):
+    a form or multipart body is a 415 whatever it holds - here a JSON field jsonb would refuse."""
     before = Submission.objects.count()
     data = {"move": '{"type": "commit_card", "card": "7S", "x": 1e999}', "idempotency_key": f"form-{kind}"}
     if kind == "form":
@@ -226,6 +226,6 @@ def test_a_form_field_holding_json_postgres_refuses_is_a_400_and_nothing_is_stor
         )
     else:
         response = oya.post(f"/api/games/{game}/moves", data, format="multipart")
-    refused(response, 400, "unstorable_value")
+    refused(response, 415, "unsupported_media_type")
     assert Submission.objects.count() == before
     assert oya.get(f"/api/games/{game}").status_code == 200  # the connection is usable afterwards
