@@ -4,8 +4,8 @@ Issue 6: players report a contribution; an organiser hides it from views and rep
 redaction that is not about hidden cards, and it must not break the chain or the replay, so the
 ``Event`` row is never touched: the hash chain, ``kifu verify`` and the verification endpoint stay
 valid, and moderators keep the complete record. Hiding is a view-time step: the JSON that views,
-events and outcomes produce is post-processed, and every string that came from a hidden event's text
-parts is replaced by a marker ``{"hidden": true, "reason": ...}``.
+events and outcomes produce is post-processed, and the words of each hidden event (and only of that
+event: hiding matches events, never texts) are replaced by a marker ``{"hidden": true, "reason": ...}``.
 
 This module keeps its own writes (``contribution_report``, ``contribution_hide``,
 ``contribution_unhide``, House style of ``services.py``) and the reads they need, so that moderation
@@ -34,8 +34,6 @@ CONTRIBUTION_FIELDS: dict[str, frozenset[str]] = {
     "believers": frozenset({"text"}),
 }
 MAX_REASON = 500
-# Trailing punctuation a renderer may drop or add around a part (Kazekami's templates do).
-_EDGE_PUNCTUATION = ".!?。！？"
 
 
 def marker(reason: str) -> dict:
@@ -169,14 +167,24 @@ def contribution_unhide(*, game: Game, seq: int, user: AbstractBaseUser, reason:
 
 
 # ---- redaction ----------------------------------------------------------------------------------
+# Hiding is by event, never by text: two players may write the same words ("yes"), and hiding one
+# event must leave the other's line alone. Every place a view or an outcome quotes a contribution is
+# tied to its event: an entry that carries its ``seq`` (a view's story or log line), an item of a
+# seq-less list whose items follow the events one to one (``positions``: The Believers' stored
+# outcome lists its contributions and epilogues in event order), or a Kazekami role label (the
+# ``set_label`` event of the seat that plays the role).
+ENTRY_TEXT_KEYS = frozenset({"text", "parts"})
+
+
 @dataclass(frozen=True)
 class Redaction:
-    """What to hide in one game's JSON: the hidden seqs and the texts their events carried."""
+    """What to hide in one game's JSON: the hidden events, and where seq-less JSON quotes them."""
 
     fields: frozenset[str] = frozenset()
     reasons: dict[int, str] = field(default_factory=dict)  # seq -> reason
-    texts: dict[str, str] = field(default_factory=dict)  # stripped text -> reason
-    cores: dict[str, str] = field(default_factory=dict)  # text without edge punctuation -> reason
+    # list key -> the seq of each of its items, in order (for lists whose items carry no seq)
+    positions: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    labels: dict[int, str] = field(default_factory=dict)  # seat -> reason of its hidden set_label
 
     def __bool__(self) -> bool:
         return bool(self.reasons)
@@ -194,27 +202,54 @@ class Redaction:
         return {**out, "data": data, "hidden": marker(reason)}
 
     def tree(self, obj, key: str | None = None):
-        """Any JSON (a view, an outcome): a log entry of a hidden seq loses its rendered ``text``;
-        elsewhere a string equal to a hidden text, or a seq-less ``text`` containing one, is replaced."""
+        """Any JSON (a view, an outcome): the texts of entries that stand for a hidden event are
+        replaced; every other string stays, however equal to a hidden one it is."""
         if isinstance(obj, dict):
             seq = obj.get("seq")
-            entry = isinstance(seq, int) and not isinstance(seq, bool)
-            reason = self.reasons.get(seq) if entry else None
-            out = {}
-            for k, v in obj.items():
-                if reason is not None and k == "text" and isinstance(v, str):
-                    out[k] = marker(reason)
-                else:
-                    out[k] = self.tree(v, None if entry and k == "text" else k)
+            if isinstance(seq, int) and not isinstance(seq, bool):
+                return self._entry(obj, self.reasons.get(seq))
+            out = {k: self.tree(v, k) for k, v in obj.items()}
+            if isinstance(obj.get("labels"), dict) and isinstance(obj.get("roles"), dict):
+                out["labels"] = self._labels(obj["labels"], obj["roles"])
             return out
         if isinstance(obj, list):
-            return [self.tree(item, key) for item in obj]
-        if isinstance(obj, str):
-            found = self.texts.get(obj.strip())
-            if found is None and key == "text":
-                found = next((r for core, r in self.cores.items() if core in obj), None)
-            return obj if found is None else marker(found)
+            seqs = self.positions.get(key, ())
+            return [
+                self._entry(item, self.reasons.get(seqs[i]))
+                if isinstance(item, dict) and "seq" not in item and i < len(seqs)
+                else self.tree(item, key)
+                for i, item in enumerate(obj)
+            ]
         return obj
+
+    def _entry(self, entry: dict, reason: str | None) -> dict:
+        """A line of the story that stands for one event: its words go when that event is hidden."""
+        out = {}
+        for k, v in entry.items():
+            if reason is None:
+                out[k] = self.tree(v, k)
+            elif k in ENTRY_TEXT_KEYS or k in self.fields:
+                out[k] = _hidden_words(v, reason)
+            else:
+                out[k] = v
+        return out
+
+    def _labels(self, labels: dict, roles: dict) -> dict:
+        return {
+            role: marker(self.labels[roles[role]])
+            if isinstance(label, str) and roles.get(role) in self.labels
+            else label
+            for role, label in labels.items()
+        }
+
+
+def _hidden_words(value, reason: str):
+    """A hidden entry's words: a string becomes the marker, a dict of parts keeps its keys."""
+    if isinstance(value, str):
+        return marker(reason)
+    if isinstance(value, dict):
+        return {k: _hidden_words(v, reason) for k, v in value.items()}
+    return value
 
 
 NO_REDACTION = Redaction()
@@ -243,15 +278,25 @@ def _redaction_read(game: Game) -> Redaction:
     reasons = hidden_contributions(game=game)
     if not reasons:
         return NO_REDACTION
-    fields = CONTRIBUTION_FIELDS[game.engine]
-    texts: dict[str, str] = {}
-    cores: dict[str, str] = {}
-    for event in Event.objects.filter(game=game, seq__in=list(reasons)):
-        for name in fields:
-            value = event.payload.get(name)
-            if isinstance(value, str) and value.strip():
-                texts[value.strip()] = reasons[event.seq]
-                core = value.strip().strip(_EDGE_PUNCTUATION).strip()
-                if core:
-                    cores[core] = reasons[event.seq]
-    return Redaction(fields=fields, reasons=reasons, texts=texts, cores=cores)
+    positions: dict[str, list[int]] = {}
+    labels: dict[int, str] = {}
+    if game.engine == "believers":
+        # The stored outcome lists contributions ("log") and epilogues in event order, without seqs.
+        moves = Event.objects.filter(game=game, kind=Event.Kind.MOVE).order_by("seq").values_list("seq", "payload")
+        for seq, payload in moves:
+            kind = payload.get("type")
+            if kind in _BELIEVERS_LISTS:
+                positions.setdefault(_BELIEVERS_LISTS[kind], []).append(seq)
+    elif game.engine == "kazekami-kyoko":
+        for event in Event.objects.filter(game=game, seq__in=list(reasons)):
+            if event.payload.get("type") == "set_label" and event.seat is not None:
+                labels[event.seat] = reasons[event.seq]
+    return Redaction(
+        fields=CONTRIBUTION_FIELDS[game.engine],
+        reasons=reasons,
+        positions={key: tuple(seqs) for key, seqs in positions.items()},
+        labels=labels,
+    )
+
+
+_BELIEVERS_LISTS = {"contribute": "log", "epilogue": "epilogues"}

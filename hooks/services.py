@@ -24,6 +24,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from games import selectors as games_selectors
 from games.errors import ServiceError
 from games.models import Game
 from kifu.locking import lock_by_id
@@ -139,7 +140,9 @@ def _changes(game: Game, seat: int, cursor: GameCursor, fresh: bool) -> list[tup
     if on_turn and (fresh or not cursor.on_turn or cursor.head_seq != game.head_seq):
         out.append(("your_turn", {**base, "actors": game.actors, "window": _window_json(game)}))
     if finished and cursor.status != Game.Status.FINISHED:
-        out.append(("game_ended", {**base, "outcome": game.outcome, "finished_at": game.finished_at}))
+        # As the account stream: a contribution a moderator hid stays hidden (games.moderation).
+        outcome = games_selectors.outcome_for(game=game)
+        out.append(("game_ended", {**base, "outcome": outcome, "finished_at": game.finished_at}))
     return out
 
 

@@ -270,7 +270,18 @@ def _nine_card(event: dict, data: dict, names: list[str], engine: str) -> tuple[
     return _generic(event, data, names, engine)
 
 
+def is_hidden_marker(value) -> bool:
+    """A contribution a moderator hid (``games.moderation.marker``): ``{"hidden": true, "reason": ...}``."""
+    return isinstance(value, dict) and value.get("hidden") is True
+
+
+def hidden_words(value: dict) -> str:
+    return _("hidden by a moderator: %(reason)s") % {"reason": value.get("reason") or ""}
+
+
 def _value(key: str, value, names: list[str]) -> str:
+    if is_hidden_marker(value):
+        return hidden_words(value)
     if isinstance(value, list):
         return " ".join(_value(key, item, names) for item in value)
     if key in ("first", "first_player", "player", "seat", "dealer") and isinstance(value, int):
@@ -331,6 +342,8 @@ def _generic(event: dict, data: dict, names: list[str], engine: str = "") -> tup
             continue
         if isinstance(value, str | int | float | bool):
             details.append(f"{key.replace('_', ' ')} {value}")
+        elif is_hidden_marker(value):
+            details.append(f"{key.replace('_', ' ')} {hidden_words(value)}")
     text = _("%(player)s %(action)s") % {
         "player": seat_name(names, event.get("seat")),
         "action": action_label(str(data.get("type"))),

@@ -246,6 +246,8 @@ def js_strings() -> dict:
         "keys": _key_labels(),
         "actions": {kind: str(label) for kind, label in ACTION_LABELS.items()},
         "hidden": _("hidden"),
+        # One catalogue entry for the pages and describe.py; the script fills in {reason}.
+        "hidden_by_moderator": _("hidden by a moderator: %(reason)s") % {"reason": "{reason}"},
         "hidden_card": _("hidden card"),
         "none": _("none"),
         "yes": _("yes"),

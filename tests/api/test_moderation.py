@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.models import ContributionHiding, Game, MatureConsent
+from kifu_client.wire import parse_ndjson
 
 pytestmark = pytest.mark.django_db
 
@@ -64,6 +65,23 @@ def believers(people, *, finish: bool) -> Game:
     game = play(game, moves)
     assert game.head_seq == len(moves) and game.is_finished == finish
     return game
+
+
+def kazekami(people, config: dict, story: list[tuple]) -> Game:
+    """A Kazekami Kyoko game of Aki (Kyoko) and Ben (Kublai) set up by org, then ``story`` (from seq 5)."""
+    aki, ben, org = people["aki"], people["ben"], people["org"]
+    for account in (aki, ben, org):
+        MatureConsent.objects.create(user=account)
+    game = services.game_create(engine_slug="kazekami-kyoko", config=config, seats=[aki, ben], created_by=org)
+    for account in (aki, ben):
+        services.game_accept(game_id=game.pk, user=account)
+    opening = [
+        (aki, {"type": "opt_in_mature"}),
+        (ben, {"type": "opt_in_mature"}),
+        (aki, {"type": "take_role", "role": "kyoko"}),
+        (ben, {"type": "take_role", "role": "kublai"}),
+    ]
+    return play(Game.objects.get(pk=game.pk), opening + story)
 
 
 def hide(people, game, seq=2, who="org"):
@@ -185,22 +203,12 @@ def test_a_running_game_hides_it_from_the_live_events(people):
 
 def test_kazekami_rendered_utterances_are_hidden_too(people):
     aki, ben, org = people["aki"], people["ben"], people["org"]
-    for account in (aki, ben, org):
-        MatureConsent.objects.create(user=account)
-    game = services.game_create(
-        engine_slug="kazekami-kyoko", config={"language": "ja"}, seats=[aki, ben], created_by=org
-    )
-    for account in (aki, ben):
-        services.game_accept(game_id=game.pk, user=account)
     secret = "私は皇帝の秘密の手紙を燃やした。"
     respond = {"type": "respond", "form": "kublai_normal", "confirmation": "よかろう", "declaration": secret}
-    game = play(
-        Game.objects.get(pk=game.pk),
+    game = kazekami(
+        people,
+        {"language": "ja"},
         [
-            (aki, {"type": "opt_in_mature"}),
-            (ben, {"type": "opt_in_mature"}),
-            (aki, {"type": "take_role", "role": "kyoko"}),
-            (ben, {"type": "take_role", "role": "kublai"}),
             (aki, {"type": "open_tale", "form": "boast", "statement": "私は千の兵を倒した"}),
             (ben, {**respond, "open_question": "お前は眠れるのか？"}),
             (aki, {"type": "withdraw"}),
@@ -217,6 +225,95 @@ def test_kazekami_rendered_utterances_are_hidden_too(people):
     assert client_for(org).get(f"/api/games/{game.pk}/verification").json()["ok"]
     # The organiser sits at no seat, so the engine shows them no text in its view; the events show it.
     assert secret in json.dumps(client_for(org).get(f"/api/games/{game.pk}/events").json(), ensure_ascii=False)
+
+
+def test_hiding_one_line_keeps_the_same_words_of_another_player(people):
+    """Issue 23: moderation hides an event, never a text. Aki and Ben both write "yes" and the same
+    epilogue; hiding Aki's line and epilogue leaves Ben's (and Aki's own later "yes") everywhere."""
+    aki, ben = people["aki"], people["ben"]
+    game = services.game_create(
+        engine_slug="believers", config={"epilogue_enabled": True}, seats=[aki, ben], created_by=people["org"]
+    )
+    game = play(
+        game,
+        [
+            (aki, {"type": "contribute", "text": "yes"}),  # 1: hidden
+            (ben, {"type": "contribute", "text": "yes"}),  # 2
+            (aki, {"type": "contribute", "text": "yes"}),  # 3: Aki's own later line stays too
+            (aki, {"type": "propose_final_ritual"}),
+            (ben, {"type": "agree_final_ritual"}),
+            (aki, {"type": "commit_choice", "choice": "stay"}),
+            (ben, {"type": "commit_choice", "choice": "depart"}),
+            (ben, {"type": "epilogue", "text": "The end."}),  # 8
+            (aki, {"type": "epilogue", "text": "The end."}),  # 9: hidden
+        ],
+    )
+    assert game.is_finished
+    hide(people, game, seq=1)
+    hide(people, game, seq=9)
+    gone = {"hidden": True, "reason": "spoiler of a real place"}
+    client = client_for(people["stranger"])
+    reports = client_for(people["org"]).get(f"/api/games/{game.pk}/reports").json()
+    assert reports["hidden"] == [1, 9]
+
+    events = client.get(f"/api/games/{game.pk}/events").json()
+    texts = {e["seq"]: e["data"].get("text") for e in events if "text" in e["data"]}
+    assert texts == {1: gone, 2: "yes", 3: "yes", 8: "The end.", 9: gone}
+    assert [e["seq"] for e in events if "hidden" in e] == [1, 9]
+
+    view = client.get(f"/api/games/{game.pk}/state").json()["view"]
+    assert [(line["seq"], line["text"]) for line in view["story"]] == [(1, gone), (2, "yes"), (3, "yes")]
+    assert [(line["seq"], line["text"]) for line in view["epilogues"]] == [(8, "The end."), (9, gone)]
+
+    # The stored outcome quotes the lines without their seqs: matched by position, not by words.
+    expected_log = [{"seat": 0, "text": gone}, {"seat": 1, "text": "yes"}, {"seat": 0, "text": "yes"}]
+    expected_epilogues = [{"seat": 1, "text": "The end."}, {"seat": 0, "text": gone}]
+    detail = client.get(f"/api/games/{game.pk}").json()["outcome"]["detail"]
+    assert (detail["log"], detail["epilogues"]) == (expected_log, expected_epilogues)
+
+    for perspective in ("all", "0", "1", "spectator"):
+        replay = client.get(f"/games/{game.pk}/replay.json", {"at": game.head_seq, "as": perspective}).json()
+        assert [line["text"] for line in replay["view"]["story"]] == [gone, "yes", "yes"], perspective
+        assert [line["text"] for line in replay["view"]["epilogues"]] == ["The end.", gone], perspective
+        assert replay["outcome"]["detail"]["log"] == expected_log, perspective
+        words = {e["seq"]: e["text"] for e in replay["events"]}
+        assert words[1] == "aki: hidden by a moderator: spoiler of a real place", perspective
+        assert words[2] == "ben: yes" and words[3] == "aki: yes", perspective
+        assert "{" not in json.dumps([e["text"] for e in replay["events"]]), "no Python dict in the words"
+    # Part-way through the replay (the issue's case: the hidden line is one of many).
+    replay = client.get(f"/games/{game.pk}/replay.json", {"at": 2, "as": "all"}).json()
+    assert [line["text"] for line in replay["view"]["story"]] == [gone, "yes"]
+
+    # The stream of the finished record carries the same events.
+    response = client.get(f"/api/games/{game.pk}/stream", HTTP_ACCEPT="application/x-ndjson")
+    streamed = [m.data for m in parse_ndjson(response.streaming_content) if m.type == "event"]
+    assert {e["seq"]: e["data"].get("text") for e in streamed if "text" in e["data"]} == texts
+
+    # Moderators still read everything.
+    moderator_view = client_for(people["org"]).get(f"/api/games/{game.pk}/state").json()["view"]
+    assert [line["text"] for line in moderator_view["story"]] == ["yes", "yes", "yes"]
+
+
+def test_hiding_one_role_label_keeps_the_same_label_of_the_other_seat(people):
+    aki, ben = people["aki"], people["ben"]
+    game = kazekami(
+        people,
+        {"custom_setting": True},
+        [
+            (aki, {"type": "set_label", "label": "Scout"}),  # 5: hidden
+            (ben, {"type": "set_label", "label": "Scout"}),  # 6
+            (aki, {"type": "open_tale", "form": "boast", "statement": "Scout"}),  # 7: same words again
+        ],
+    )
+    hide(people, game, seq=5)
+    view = client_for(ben).get(f"/api/games/{game.pk}/state").json()["view"]
+    assert view["labels"] == {"kyoko": {"hidden": True, "reason": "spoiler of a real place"}, "kublai": "Scout"}
+    assert view["log"][0]["parts"] == {"statement": "Scout"}
+    events = client_for(ben).get(f"/api/games/{game.pk}/events").json()
+    assert [e["data"]["label"] for e in events if e["data"].get("type") == "set_label"] == [
+        {"hidden": True, "reason": "spoiler of a real place"},
+        "Scout",
+    ]
 
 
 def test_only_storytelling_games_have_contributions(people):

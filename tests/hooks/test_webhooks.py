@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games import moderation
 from games import services as game_services
 from games.models import Game
 from hooks import services
@@ -100,6 +101,33 @@ def test_game_changes_become_each_edge_once():
     ended = json.loads(Delivery.objects.get(webhook=hook, event="game_ended").body)
     assert ended["data"]["outcome"]["ranking"][0] == [1]
     assert not Delivery.objects.filter(webhook__user=oya).exists(), "oya has no webhook"
+
+
+def test_a_game_ended_delivery_keeps_a_hidden_contribution_hidden():
+    """The outcome of a storytelling game quotes its lines: one a moderator hid stays hidden in the
+    webhook's game_ended as in the API (issue 23), and only that one, not the same words of another."""
+    oya, ko, org = make_user("oya"), make_user("ko"), make_user("org")
+    hook = services.webhook_create(user=ko, url="http://127.0.0.1:9/", events=["game_ended"])
+    game = game_services.game_create(engine_slug="believers", config={}, seats=[oya, ko], created_by=org)
+    moves = [
+        (oya, {"type": "contribute", "text": "yes"}),
+        (ko, {"type": "contribute", "text": "yes"}),
+        (oya, {"type": "propose_final_ritual"}),
+        (ko, {"type": "agree_final_ritual"}),
+        (oya, {"type": "commit_choice", "choice": "stay"}),
+        (ko, {"type": "commit_choice", "choice": "stay"}),
+    ]
+    for index, (user, move) in enumerate(moves):
+        game_services.move_submit(game_id=game.pk, user=user, move=move, idempotency_key=str(index))
+        game_services.game_advance(game_id=game.pk)
+        if index == 0:
+            moderation.contribution_hide(game=Game.objects.get(pk=game.pk), seq=1, user=org, reason="off topic")
+    services.game_changes_deliver(game_id=game.pk)
+    ended = json.loads(Delivery.objects.get(webhook=hook, event="game_ended").body)
+    assert ended["data"]["outcome"]["detail"]["log"] == [
+        {"seat": 0, "text": {"hidden": True, "reason": "off topic"}},
+        {"seat": 1, "text": "yes"},
+    ]
 
 
 def test_a_webhook_registered_mid_game_is_not_told_the_game_started():

@@ -78,6 +78,18 @@ def test_a_katsu_says_what_the_card_was_in_both_languages():
     assert ja == "Benが「喝!」と言いました - それは2D, 悟りカードでした: 喝は成功しました。"
 
 
+def test_a_hidden_contribution_in_words_in_both_languages():
+    """Issue 23: a line a moderator hid says so, with the reason - never a Python dict."""
+    gone = {"hidden": True, "reason": "a real address"}
+    line = {"seq": 2, "kind": "move", "seat": 1, "data": {"type": "contribute", "text": gone}}
+    assert _say("believers", line)["text"] == "Ben: hidden by a moderator: a real address"
+    assert _say("believers", line, language="ja")["text"] == "Ben: モデレーターにより非表示: a real address"
+    label = {"seq": 5, "kind": "move", "seat": 0, "data": {"type": "set_label", "label": gone}}
+    assert _say("kazekami-kyoko", label)["text"] == "Ann set label (label hidden by a moderator: a real address)"
+    opened = {"seq": 7, "kind": "move", "seat": 0, "data": {"type": "open_tale", "form": "boast", "statement": gone}}
+    assert "{" not in _say("kazekami-kyoko", opened, language="ja")["text"]
+
+
 def _say_katsu(event, entry, language="en"):
     with translation.override(language):
         return describe_event("satori", event, ["Ann", "Ben"], entry)

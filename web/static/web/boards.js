@@ -348,10 +348,12 @@
   function story(lines, ctx, key) {
     const list = el("ol", { class: "story", "data-key": key });
     for (const entry of lines) {
-      const text = entry.text === undefined || entry.text === null ? t("hidden") : entry.text;
-      list.append(el("li", { "data-seq": entry.seq, "data-seat": entry.seat },
-        el("span", { class: "who", text: name(ctx, entry.seat) + (entry.role ? " · " + word("role_", entry.role) : "") + (entry.form ? " · " + word("form_", entry.form) : "") }),
-        el("span", { class: "story-text" + (entry.text === undefined ? " muted" : ""), text })));
+      const who = el("span", { class: "who", text: name(ctx, entry.seat) + (entry.role ? " · " + word("role_", entry.role) : "") + (entry.form ? " · " + word("form_", entry.form) : "") });
+      let words;
+      if (K.isModerated(entry.text)) words = K.moderated(entry.text);
+      else if (entry.text === undefined || entry.text === null) words = el("span", { class: "story-text muted", text: t("hidden") });
+      else words = el("span", { class: "story-text", text: entry.text });
+      list.append(el("li", { "data-seq": entry.seq, "data-seat": entry.seat }, who, words));
     }
     if (!lines.length) list.append(el("li", { class: "muted", text: t("b_no_story") }));
     return list;
@@ -362,7 +364,8 @@
     for (const [role, seat] of Object.entries(view.roles)) {
       roles.append(el("section", { class: "seat-board role" + (seat !== null && seat === view.turn ? " on-turn" : ""), "data-role": role },
         el("h3", { text: word("role_", role) }), el("p", { text: seat === null ? "—" : name(ctx, seat) }),
-        view.labels && view.labels[role] ? el("p", { class: "muted", text: view.labels[role] }) : null));
+        view.labels && K.isModerated(view.labels[role]) ? el("p", {}, K.moderated(view.labels[role]))
+          : view.labels && view.labels[role] ? el("p", { class: "muted", text: view.labels[role] }) : null));
     }
     const entries = view.log.map((e) => ({ ...e, text: e.text === undefined ? undefined : e.text, form: e.form || (e.move !== "open_tale" ? e.move : null) }));
     const parts = [line(stat("phase", word("phase_", view.phase)), stat("tales", view.tales), stat("contributions", view.contributions),

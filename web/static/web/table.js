@@ -151,7 +151,7 @@
 
   const isScalar = (x) => x === null || ["string", "number", "boolean"].includes(typeof x);
   const isSimple = (x) => isScalar(x) || (Array.isArray(x) && x.every(isScalar));
-  const isRecordList = (data) => data.length > 1 && data.every((x) => x && typeof x === "object" && !Array.isArray(x) && Object.values(x).every(isSimple));
+  const isRecordList = (data) => data.length > 1 && data.every((x) => x && typeof x === "object" && !Array.isArray(x) && Object.values(x).every((v) => isSimple(v) || isModerated(v)));
 
   // A list of records with plain values (plays, tricks, log lines) as a table.
   function recordTable(data, ctx) {
@@ -165,7 +165,14 @@
     return el("table", { class: "records" }, el("thead", {}, head), el("tbody", {}, rows));
   }
 
+  // A contribution a moderator hid arrives as {hidden: true, reason} (games/moderation.py).
+  const isModerated = (data) => Boolean(data) && typeof data === "object" && !Array.isArray(data) && data.hidden === true;
+  function moderated(data) {
+    return el("span", { class: "muted moderated", text: t("hidden_by_moderator", { reason: data.reason || "" }) });
+  }
+
   function value(key, data, ctx) {
+    if (isModerated(data)) return moderated(data);
     if (data === null || data === undefined) {
       if (SECRET_KEYS.has(key)) return el("span", { class: "muted hidden-value", title: t("hidden") }, back({ class: "small" }), " ", t("hidden"));
       return el("span", { class: "muted", text: "—" });
@@ -366,5 +373,5 @@
   }
 
   window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, registerBoard, playableCards, outcomeText,
-    eventItem, request, seatLabel, isCard, isTile };
+    eventItem, request, seatLabel, isCard, isTile, isModerated, moderated };
 })();
