@@ -147,9 +147,10 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE["league-ladder-deadlines"] = {"task": "league.tasks.ladders_sweep", "schedule": 60.0}
 # Embedded mode has no beat: its timer thread runs these (dotted path, every N seconds) instead.
 KIFU_EMBEDDED_PERIODIC = [("league.tasks.ladders_sweep", 60.0)]
-# Tournaments (issue 8): forfeits at round deadlines.
+# Tournaments (issue 8): forfeits at round deadlines. The task lives in league/tournaments/tasks.py
+# under its old registered name (pinned there), which beat sends; the timer thread imports the path.
 CELERY_BEAT_SCHEDULE["league-tournament-deadlines"] = {"task": "league.tasks.tournaments_sweep", "schedule": 5.0}
-KIFU_EMBEDDED_PERIODIC.append(("league.tasks.tournaments_sweep", 5.0))
+KIFU_EMBEDDED_PERIODIC.append(("league.tournaments.tasks.tournaments_sweep", 5.0))
 # Seasonal leagues (league/seasons): fixtures not finished by their play-by date are forfeited.
 CELERY_BEAT_SCHEDULE["league-season-deadlines"] = {"task": "league.seasons.tasks.seasons_sweep", "schedule": 60.0}
 KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))

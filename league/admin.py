@@ -28,6 +28,7 @@ from .models import (
     TournamentRound,
 )
 from .scoring import ladder as rules
+from .tournaments.lifecycle import tournament_advance
 
 
 def organised_clubs(user) -> Q | None:
@@ -363,9 +364,7 @@ class TournamentAdmin(OrganiserScoped, admin.ModelAdmin):
     @admin.action(description="Pair the next round now (or finish after the last)")
     def advance(self, request, queryset):
         for tournament in queryset:
-            if run_service(
-                self, request, lambda t=tournament: services.tournament_advance(tournament_id=t.pk, by=request.user)
-            ):
+            if run_service(self, request, lambda t=tournament: tournament_advance(tournament_id=t.pk, by=request.user)):
                 self.message_user(
                     request, f"{tournament.name}: round {Tournament.objects.get(pk=tournament.pk).current_round}"
                 )

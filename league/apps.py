@@ -11,5 +11,8 @@ class LeagueConfig(AppConfig):
         from games.signals import game_finished
 
         from .receivers import on_game_finished
+        from .tournaments.boards import round_complete
+        from .tournaments.tasks import queue_advance  # also registers the tournament tasks
 
         game_finished.connect(on_game_finished, dispatch_uid="league.on_game_finished")
+        round_complete.connect(queue_advance, dispatch_uid="league.tournaments.queue_advance")

@@ -268,7 +268,7 @@ class RatingPoint(models.Model):
 # ---- tournaments: round robin, Swiss, multiplayer Swiss and elimination events of a club (issue 8)
 class Tournament(models.Model):
     """A club's tournament. Its pairings are ``boards`` (a game or a match each, 2-6 seats);
-    standings are computed from their results (``league.services.tournament_standings``) and frozen
+    standings are computed from their results (``league.tournaments.standings``) and frozen
     in ``final_standings`` at the end. ``settings`` holds the validated per-tournament options
     (seats, placement points, match boards, deadlines, late entries, check-in, bracket options)."""
 

@@ -11,7 +11,8 @@ def on_game_finished(sender, game_id, outcome=None, **kwargs) -> None:
 
     Runs after the game's transaction committed, so the task sees the finished game.
     """
-    from .tasks import league_game_finished_task, tournament_game_finished_task
+    from .tasks import league_game_finished_task
+    from .tournaments.tasks import tournament_game_finished_task
 
     if LeagueGame.objects.filter(game_id=game_id, match__tournament_board__isnull=False).exists():
         tournament_game_finished_task.delay(str(game_id))  # a tournament board's match: it records the game too

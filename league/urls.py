@@ -2,7 +2,8 @@
 
 from django.urls import include, path
 
-from . import api, api_tournaments
+from . import api
+from .tournaments import api as api_tournaments
 
 app_name = "league"
 

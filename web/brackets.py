@@ -106,7 +106,7 @@ def points_text(value) -> str:
 
 def winner_slot(board, seeds: Sequence[Hashable]) -> int:
     """The slot (0 or 1) that won a decided bracket board; a tie goes to the better seed - the same
-    rule as ``league.services.brackets``."""
+    rule as ``league.tournaments.bracket_state``."""
     top = board.placements[0]
     if len(top) == 1:
         return board.seat_ids.index(top[0])

@@ -9,7 +9,7 @@ from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
-from league.services.tournament_settings import SETTINGS
+from league.tournaments.settings import SETTINGS
 
 from .names import game_name
 

@@ -15,11 +15,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors as game_selectors
-from league import selectors, services, tournament_selectors
+from league import selectors, services
 from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
 from league.seasons import selectors as season_selectors
 from league.seasons.models import DivisionPlayer
 from league.services.clubs import membership_of
+from league.tournaments import selectors as tournament_selectors
 
 from .charts import rating_chart
 from .forms import NewLeagueForm, NewTournamentForm

@@ -1,10 +1,10 @@
 """Tournament pages: one tournament with its entries, rounds (boards and tables with links to their
 games), standings with tiebreak columns, and for the elimination formats a drawn bracket.
 
-Reads go through ``league.tournament_selectors`` (plus the entries and rounds, read here with
+Reads go through ``league.tournaments.selectors`` (plus the entries and rounds, read here with
 ``select_related``); the forms (enter, check in, withdraw or drop, start, pair the next round,
 pair a Swiss round by hand, correct a result; on the club page, a new tournament) call
-``league.services``, which check who may do what, and come back to the page with the service's
+``league.tournaments.lifecycle`` and ``.ops``, which check who may do what, and come back to the page with the service's
 refusal as ``code: message`` (post, redirect, get).
 """
 
@@ -20,10 +20,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from league import selectors, services
-from league import tournament_selectors as tselectors
 from league.models import Tournament, TournamentEntry, TournamentRound
 from league.scoring import elimination
 from league.scoring import standings as tiebreak_rules
+from league.tournaments import lifecycle, ops
+from league.tournaments import selectors as tselectors
 
 from . import brackets
 from .forms import NewTournamentForm, form_refusal
@@ -278,18 +279,18 @@ def parse_ranking(text: str) -> list[list]:
 
 def _enter(request, tournament):
     player = _player(request)
-    entry = services.tournament_enter(tournament_id=tournament.pk, by=request.user, player=player)
+    entry = lifecycle.tournament_enter(tournament_id=tournament.pk, by=request.user, player=player)
     return _("%(name)s has entered.") % {"name": entry.user.get_username()}
 
 
 def _check_in(request, tournament):
-    entry = services.tournament_check_in(tournament_id=tournament.pk, by=request.user, player=_player(request))
+    entry = ops.tournament_check_in(tournament_id=tournament.pk, by=request.user, player=_player(request))
     return _("%(name)s is checked in.") % {"name": entry.user.get_username()}
 
 
 def _drop(request, tournament):
     player = _player(request) or request.user
-    services.tournament_drop(tournament_id=tournament.pk, by=request.user, player=player)
+    ops.tournament_drop(tournament_id=tournament.pk, by=request.user, player=player)
     return _("%(name)s has withdrawn.") % {"name": player.get_username()}
 
 
@@ -309,12 +310,12 @@ def parse_seeding(text: str) -> list | None:
 
 def _start(request, tournament):
     seeding = parse_seeding(request.POST.get("seeding") or "")
-    services.tournament_start(tournament_id=tournament.pk, by=request.user, seeding=seeding)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=request.user, seeding=seeding)
     return _("The tournament has started: round 1 is paired.")
 
 
 def _advance(request, tournament):
-    tournament = services.tournament_advance(tournament_id=tournament.pk, by=request.user)
+    tournament = lifecycle.tournament_advance(tournament_id=tournament.pk, by=request.user)
     if tournament.status == Tournament.Status.FINISHED:
         return _("The tournament is finished.")
     return _("Round %(number)s is paired.") % {"number": tournament.current_round}
@@ -324,7 +325,7 @@ def _correct(request, tournament):
     number, board = _whole(request, "round"), _whole(request, "board")
     double = request.POST.get("double_forfeit") == "on"
     ranking = None if double else parse_ranking(request.POST.get("ranking") or "")
-    services.tournament_result_correct(
+    ops.tournament_result_correct(
         tournament_id=tournament.pk, by=request.user, round=number, board=board, ranking=ranking, double_forfeit=double
     )
     return _("The result of round %(round)s, board %(board)s is corrected.") % {"round": number, "board": board}
@@ -353,7 +354,7 @@ def parse_tables(text: str) -> list[list]:
 def _pairings(request, tournament):
     number = _whole(request, "round")
     tables = parse_tables(request.POST.get("tables") or "")
-    done = services.tournament_pairing_set(tournament_id=tournament.pk, by=request.user, round=number, tables=tables)
+    done = ops.tournament_pairing_set(tournament_id=tournament.pk, by=request.user, round=number, tables=tables)
     if done["planned"]:
         return _("Round %(number)s will be paired as you wrote it.") % {"number": number}
     return _("Round %(number)s is paired again as you wrote it.") % {"number": number}
@@ -399,7 +400,7 @@ def tournament_new(request, slug):
     try:
         if not form.is_valid():
             raise services.ServiceError(*form_refusal(form))
-        tournament = services.tournament_create(club_id=club.pk, by=request.user, **form.service_arguments())
+        tournament = lifecycle.tournament_create(club_id=club.pk, by=request.user, **form.service_arguments())
     except services.ServiceError as error:
         _refused(request, error)
         return redirect("web:club", slug=club.slug)

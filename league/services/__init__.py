@@ -1,4 +1,5 @@
-"""Every write of the league: clubs and membership, ladders and their logs, challenges, matches.
+"""Every write of the league: clubs and membership, ladders and their logs, challenges, matches
+(tournaments are ``league.tournaments``).
 
 Each service takes keyword-only arguments, owns its transaction, checks the caller's permission
 (so the API and the web admin enforce the same rules) and takes ``now`` (default: the current
@@ -39,21 +40,6 @@ from .ladders import (
 from .log import ladder_rebuild, ladder_verify
 from .matches import match_create
 from .results import league_game_finished
-from .tournament_ops import (
-    tournament_check_in,
-    tournament_deadline,
-    tournament_drop,
-    tournament_pairing_set,
-    tournament_result_correct,
-    tournaments_sweep,
-)
-from .tournaments import (
-    tournament_advance,
-    tournament_create,
-    tournament_enter,
-    tournament_game_finished,
-    tournament_start,
-)
 
 __all__ = [
     "ServiceError",
@@ -84,15 +70,4 @@ __all__ = [
     "membership_set_role",
     "profile_update",
     "rated_game_create",
-    "tournament_advance",
-    "tournament_check_in",
-    "tournament_create",
-    "tournament_deadline",
-    "tournament_drop",
-    "tournament_enter",
-    "tournament_game_finished",
-    "tournament_pairing_set",
-    "tournament_result_correct",
-    "tournament_start",
-    "tournaments_sweep",
 ]

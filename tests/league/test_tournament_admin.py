@@ -11,6 +11,7 @@ from django.test import Client
 from games import services as game_services
 from league import services
 from league.models import TournamentBoard
+from league.tournaments import lifecycle
 
 pytestmark = pytest.mark.django_db
 
@@ -19,15 +20,15 @@ def test_organisers_see_their_tournaments_and_pair_through_the_service(club_with
     club, organiser, members = club_with(2)
     rival = make_user("rival")
     other = services.club_create(name="Other Club", slug="other", by=rival, now=clock.now)
-    mine = services.tournament_create(
+    mine = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Mine", engine="nine-card", format="swiss", rounds=1, now=clock.now
     )
-    services.tournament_create(
+    lifecycle.tournament_create(
         club_id=other.pk, by=rival, name="Theirs", engine="nine-card", format="swiss", now=clock.now
     )
     for member in members:
-        services.tournament_enter(tournament_id=mine.pk, by=member, now=clock.now)
-    services.tournament_start(tournament_id=mine.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=mine.pk, by=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=mine.pk, by=organiser, now=clock.now)
     organiser.refresh_from_db()
     browser = Client()
     browser.force_login(organiser)
@@ -44,7 +45,7 @@ def test_organisers_see_their_tournaments_and_pair_through_the_service(club_with
         game_id=board.game_id, user=board.second, move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
     )
     game_services.game_advance(game_id=board.game_id)
-    services.tournament_game_finished(game_id=board.game_id)
+    lifecycle.tournament_game_finished(game_id=board.game_id)
     done = browser.post("/admin/league/tournament/", action, follow=True)
     assert done.status_code == 200
     mine.refresh_from_db()

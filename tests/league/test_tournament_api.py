@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games import services as game_services
-from league import services
+from league.tournaments import lifecycle
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,7 @@ def test_a_round_robin_over_the_api(club_with, make_user):
             game_id=board["game"], user=loser, move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
         )
         game_services.game_advance(game_id=board["game"])
-        services.tournament_game_finished(game_id=board["game"])
+        lifecycle.tournament_game_finished(game_id=board["game"])
     assert {b["result"] for b in anon.get(f"/api/tournaments/{tid}/rounds").json()} == {"1-0"}
     paired = org.post(f"/api/tournaments/{tid}/rounds")  # what the task does, by hand
     assert paired.status_code == 200 and paired.json()["current_round"] == 2

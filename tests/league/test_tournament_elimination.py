@@ -11,6 +11,7 @@ from games import services as game_services
 from league import services
 from league.models import TournamentBoard, TournamentEntry
 from league.scoring.elimination import group_assignment
+from league.tournaments import lifecycle, ops
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def play_round(tournament, strength: dict, *, capture, upset: set | None = None)
                 game_id=board.game_id, user=loser, move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
             )
             game_services.game_advance(game_id=board.game_id)
-            assert services.tournament_game_finished(game_id=board.game_id)
+            assert lifecycle.tournament_game_finished(game_id=board.game_id)
     return boards
 
 
@@ -42,16 +43,16 @@ def run(tournament, strength, clock, capture, *, upset=None, limit=20) -> list[l
             return rounds
         rounds.append(sorted(b.bracket_match for b in tournament.boards.filter(round=tournament.current_round)))
         play_round(tournament, strength, capture=capture, upset=upset)
-        services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
+        lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
     raise AssertionError("the tournament did not finish")
 
 
 def create(club, organiser, members, clock, format, **settings):
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name=format, engine="nine-card", format=format, settings=settings, now=clock.now
     )
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
     return tournament
 
 
@@ -62,9 +63,9 @@ def test_single_elimination_with_organiser_seeding_and_a_third_place_match(
     tournament = create(club, organiser, members, clock, "single_elimination", third_place=True)
     seeding = list(reversed(members))  # the last to enter is the top seed
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_start(tournament_id=tournament.pk, by=organiser, seeding=seeding[:5], now=clock.now)
+        lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, seeding=seeding[:5], now=clock.now)
     assert refused.value.code == "invalid_seeding"
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, seeding=seeding, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, seeding=seeding, now=clock.now)
     tournament.refresh_from_db()
     strength = {user.pk: index for index, user in enumerate(seeding, start=1)}
     assert tournament.bracket["seeds"] == [user.pk for user in seeding]
@@ -84,7 +85,7 @@ def test_single_elimination_with_organiser_seeding_and_a_third_place_match(
 def test_double_elimination_with_a_grand_final_reset(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(4)
     tournament = create(club, organiser, members, clock, "double_elimination")
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     strength = {user.pk: index for index, user in enumerate(members, start=1)}
     # the losers-bracket finalist wins the grand final, so the reset is played
@@ -103,7 +104,7 @@ def test_double_elimination_with_a_grand_final_reset(club_with, clock, django_ca
 def test_groups_feed_a_playoff_seeded_across_groups(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(8)
     tournament = create(club, organiser, members, clock, "groups_playoff", groups=2, advance=2)
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     ids = [m.pk for m in members]
     assert tournament.bracket["groups"] == [list(g) for g in group_assignment(ids, 2)]
@@ -126,18 +127,18 @@ def test_groups_feed_a_playoff_seeded_across_groups(club_with, clock, django_cap
 def test_a_withdrawn_player_forfeits_their_next_bracket_match(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(4)
     tournament = create(club, organiser, members, clock, "single_elimination")
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     strength = {user.pk: index for index, user in enumerate(members, start=1)}
     play_round(tournament, strength, capture=django_capture_on_commit_callbacks)
-    services.tournament_drop(tournament_id=tournament.pk, by=members[1], now=clock.now)  # seed 2 won, then left
+    ops.tournament_drop(tournament_id=tournament.pk, by=members[1], now=clock.now)  # seed 2 won, then left
     with django_capture_on_commit_callbacks() as queued:
-        services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
+        lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
     final_board = TournamentBoard.objects.get(tournament=tournament, bracket_match="W2-1")
     assert final_board.decided_by == "forfeit" and final_board.game_id is None
     assert final_board.placements == [[members[0].pk], [members[1].pk]]
     assert len(queued) == 1  # nothing to play: the advance task is queued at once
-    services.tournament_advance(tournament_id=tournament.pk, now=clock.now)
+    lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.now)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     assert [(row["username"], row["status"]) for row in tournament.final_standings[:2]] == [

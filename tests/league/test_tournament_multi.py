@@ -12,7 +12,8 @@ from games.models import Game
 from league import services
 from league.models import Match, TournamentBoard, TournamentRound
 from league.scoring.placements import placement_points
-from league.services.tournament_pairing import multi_pairing
+from league.tournaments import lifecycle
+from league.tournaments.pairing import multi_pairing
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +38,7 @@ def test_multi_swiss_settings_are_checked_against_the_engine(club_with, clock):
     club, organiser, _ = club_with(0)
 
     def create(**settings):
-        return services.tournament_create(
+        return lifecycle.tournament_create(
             club_id=club.pk, by=organiser, name="x", engine=settings.pop("engine", "turn-thief"),
             format="multi_swiss", settings=settings, now=clock.now,
         )  # fmt: skip
@@ -68,13 +69,13 @@ def test_multi_swiss_settings_are_checked_against_the_engine(club_with, clock):
 
 def test_a_multiplayer_swiss_of_turn_thief_to_final_standings(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(9)
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Thieves", engine="turn-thief", format="multi_swiss", rounds=2, seed=3,
         settings={"placement_points": [3, 1, 0, 0], "bye_points": 1}, now=clock.now,
     )  # fmt: skip
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     users = {m.pk: m for m in members}
     for number in (1, 2):
@@ -92,13 +93,13 @@ def test_a_multiplayer_swiss_of_turn_thief_to_final_standings(club_with, clock, 
             with django_capture_on_commit_callbacks(execute=False):
                 assert resign(board.game_id, loser).is_finished
             with django_capture_on_commit_callbacks() as queued:
-                assert services.tournament_game_finished(game_id=board.game_id) is True
+                assert lifecycle.tournament_game_finished(game_id=board.game_id) is True
             board.refresh_from_db()
             assert board.placements[-1] == [loser.pk] and board.points[str(loser.pk)] == 0
             assert sorted(board.points.values(), reverse=True)[0] >= 2  # 3, or 2 for a shared first place
             assert sum(board.points.values()) == 4  # 3 + 1 + 0 + 0 however the places tie
         assert len(queued) == 1  # the last table queued the next round
-        services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
+        lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
         tournament.refresh_from_db()
     assert tournament.status == "finished"
     final = tournament.final_standings
@@ -112,13 +113,13 @@ def test_a_multiplayer_swiss_of_turn_thief_to_final_standings(club_with, clock, 
 
 def test_a_board_can_be_a_best_of_three_match(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(2)
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Duel", engine="nine-card", format="round_robin",
         settings={"match": {"format": "best_of", "target": 3}}, now=clock.now,
     )  # fmt: skip
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     board = TournamentBoard.objects.get(tournament=tournament, round=1)
     assert board.game_id is None and board.match.spec == {"format": "best_of", "target": 3, "points": "wins"}
     winner, loser = members
@@ -127,7 +128,7 @@ def test_a_board_can_be_a_best_of_three_match(club_with, clock, django_capture_o
         with django_capture_on_commit_callbacks(execute=False):
             resign(game.pk, loser)
         with django_capture_on_commit_callbacks() as queued:
-            services.tournament_game_finished(game_id=game.pk)
+            lifecycle.tournament_game_finished(game_id=game.pk)
         board.refresh_from_db()
         assert (board.finished_at is not None) == (game_number == 1)
     match = Match.objects.get(pk=board.match_id)
@@ -135,7 +136,7 @@ def test_a_board_can_be_a_best_of_three_match(club_with, clock, django_capture_o
     assert board.decided_by == "match" and board.score_first == (1.0 if board.first == winner else 0.0)
     assert board.game_scores == {str(winner.pk): 2.0, str(loser.pk): 0.0}
     assert len(queued) == 1
-    services.tournament_advance(tournament_id=tournament.pk, now=clock.now)
+    lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.now)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     assert [(r["username"], r["points"]) for r in tournament.final_standings] == [
@@ -148,13 +149,13 @@ def test_satori_tables_of_three_and_four_score_by_the_engine_ranking(
     club_with, clock, django_capture_on_commit_callbacks
 ):
     club, organiser, members = club_with(10)
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Satori", engine="satori", format="multi_swiss", rounds=1, seed=1,
         settings={"seats": {"preferred": 4, "min": 3, "max": 4}}, now=clock.now,
     )  # fmt: skip
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     boards = list(TournamentBoard.objects.filter(tournament=tournament, round=1).order_by("number"))
     assert sorted(len(b.seat_ids) for b in boards) == [3, 3, 4]  # ten players, no bye
     users = {m.pk: m for m in members}
@@ -164,13 +165,13 @@ def test_satori_tables_of_three_and_four_score_by_the_engine_ranking(
                 if resign(board.game_id, users[pk]).is_finished:
                     break
         with django_capture_on_commit_callbacks(execute=False):
-            assert services.tournament_game_finished(game_id=board.game_id)
+            assert lifecycle.tournament_game_finished(game_id=board.game_id)
         board.refresh_from_db()
         size = len(board.seat_ids)
         assert board.placements[0] == [board.seat_ids[0]]  # the survivor wins
         assert board.points[str(board.seat_ids[0])] == 1.0
         assert sum(board.points.values()) == pytest.approx(size / 2)  # linear 1 .. 0 over the table
-    services.tournament_advance(tournament_id=tournament.pk, now=clock.now)
+    lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.now)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     assert [row["points"] for row in tournament.final_standings[:3]] == [1.0, 1.0, 1.0]

@@ -11,6 +11,7 @@ from games.models import Game
 from league import services
 from league.models import Tournament, TournamentBoard
 from league.scoring.roundrobin import round_robin
+from league.tournaments import lifecycle
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,8 @@ def play_board(board: TournamentBoard, *, winner, capture) -> list:
     game_services.game_advance(game_id=board.game_id)
     assert Game.objects.get(pk=board.game_id).is_finished
     with capture() as callbacks:
-        assert services.tournament_game_finished(game_id=board.game_id) is True
-    assert services.tournament_game_finished(game_id=board.game_id) is False  # once only
+        assert lifecycle.tournament_game_finished(game_id=board.game_id) is True
+    assert lifecycle.tournament_game_finished(game_id=board.game_id) is False  # once only
     return callbacks
 
 
@@ -36,7 +37,7 @@ def test_round_robin_plays_the_berger_schedule_to_final_standings(
     club, organiser, members = club_with(5)
     outsider = make_user("outsider")
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_create(
+        lifecycle.tournament_create(
             club_id=club.pk, by=members[0], name="x", engine="nine-card", format="round_robin", now=clock.now
         )
     assert refused.value.code == "not_organiser"
@@ -52,27 +53,27 @@ def test_round_robin_plays_the_berger_schedule_to_final_standings(
     ):
         args = {"engine": "nine-card", "format": "round_robin", **bad}
         with pytest.raises(services.ServiceError) as refused:
-            services.tournament_create(club_id=club.pk, by=organiser, name="x", now=clock.now, **args)
+            lifecycle.tournament_create(club_id=club.pk, by=organiser, name="x", now=clock.now, **args)
         assert refused.value.code == code
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Spring", engine="nine-card", format="round_robin", now=clock.now
     )
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
     for by, player, code in (
         (members[0], None, "already_entered"),
         (outsider, None, "not_member"),
         (members[1], members[2], "not_organiser"),
     ):
         with pytest.raises(services.ServiceError) as refused:
-            services.tournament_enter(tournament_id=tournament.pk, by=by, player=player, now=clock.now)
+            lifecycle.tournament_enter(tournament_id=tournament.pk, by=by, player=player, now=clock.now)
         assert refused.value.code == code
 
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     assert (tournament.status, tournament.rounds, tournament.current_round) == ("running", 5, 1)
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_enter(tournament_id=tournament.pk, by=organiser, player=outsider, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=organiser, player=outsider, now=clock.now)
     assert refused.value.code in ("tournament_started", "not_member")
     schedule = round_robin([m.pk for m in members])
     for number in range(1, 6):
@@ -81,14 +82,14 @@ def test_round_robin_plays_the_berger_schedule_to_final_standings(
         playing = [b for b in boards if not b.is_bye]
         assert len(playing) == 2 and all(b.game.status == "running" for b in playing)
         with pytest.raises(services.ServiceError) as refused:
-            services.tournament_advance(tournament_id=tournament.pk, by=organiser, now=clock.now)
+            lifecycle.tournament_advance(tournament_id=tournament.pk, by=organiser, now=clock.now)
         assert refused.value.code == "round_running"
         queued = []
         for board in playing:  # the lower pairing number always wins
             winner = board.first if board.first_id < board.second_id else board.second
             queued.append(len(play_board(board, winner=winner, capture=django_capture_on_commit_callbacks)))
         assert queued == [0, 1]  # only the last game of the round queues the next round
-        services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(days=1))
+        lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(days=1))
         tournament.refresh_from_db()
     assert tournament.status == "finished" and tournament.current_round == 5
     final = tournament.final_standings
@@ -97,17 +98,17 @@ def test_round_robin_plays_the_berger_schedule_to_final_standings(
     assert all(row["byes"] == 0 and row["played"] == 4 for row in final)  # a round-robin bye scores nothing
     assert set(final[0]["tiebreaks"]) == {"direct_encounter", "sonneborn_berger", "game_points"}
     # the task may run again: nothing changes
-    assert services.tournament_advance(tournament_id=tournament.pk).status == "finished"
+    assert lifecycle.tournament_advance(tournament_id=tournament.pk).status == "finished"
 
 
 def test_swiss_pairs_rounds_from_results_with_a_bye(club_with, clock, django_capture_on_commit_callbacks):
     club, organiser, members = club_with(7)
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Open", engine="nine-card", format="swiss", seed=5, now=clock.now
     )
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=organiser, player=member, now=clock.now)
-    services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=organiser, player=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     tournament.refresh_from_db()
     assert tournament.rounds == 3  # ceil(log2(7))
     seen, byes = set(), []
@@ -123,7 +124,7 @@ def test_swiss_pairs_rounds_from_results_with_a_bye(club_with, clock, django_cap
             seen.add(pair)
             winner = board.first if board.first_id < board.second_id else board.second
             play_board(board, winner=winner, capture=django_capture_on_commit_callbacks)
-        services.tournament_advance(tournament_id=tournament.pk, now=clock.advance(days=1))
+        lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(days=1))
         tournament.refresh_from_db()
     assert len(byes) == len(set(byes)) == 3
     assert byes[0] == members[-1].pk  # round 1: the lowest-ranked player sits out
@@ -137,19 +138,19 @@ def test_swiss_pairs_rounds_from_results_with_a_bye(club_with, clock, django_cap
 
 def test_start_needs_two_entries_and_sane_rounds(club_with, clock):
     club, organiser, members = club_with(3)
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name="Tiny", engine="nine-card", format="swiss", rounds=5, now=clock.now
     )
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     assert refused.value.code == "too_few_entries"
     for member in members:
-        services.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_start(tournament_id=tournament.pk, by=members[0], now=clock.now)
+        lifecycle.tournament_start(tournament_id=tournament.pk, by=members[0], now=clock.now)
     assert refused.value.code == "not_organiser"
     with pytest.raises(services.ServiceError) as refused:
-        services.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+        lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
     assert refused.value.code == "too_many_rounds"
     assert Tournament.objects.get(pk=tournament.pk).status == "open"
-    assert services.tournament_game_finished(game_id=uuid.uuid4()) is False
+    assert lifecycle.tournament_game_finished(game_id=uuid.uuid4()) is False

@@ -15,6 +15,7 @@ from django.utils import translation
 from games import services as game_services
 from league import services
 from league.models import Tournament, TournamentBoard, TournamentRound
+from league.tournaments import lifecycle
 from tests.web.accounts import client_of, user
 
 pytestmark = pytest.mark.django_db
@@ -41,13 +42,13 @@ def club():
 
 
 def make(club, organiser, entrants, *, format="swiss", engine="nine-card", start=True, **options) -> Tournament:
-    tournament = services.tournament_create(
+    tournament = lifecycle.tournament_create(
         club_id=club.pk, by=organiser, name=f"{format} cup", engine=engine, format=format, **options
     )
     for member in entrants:
-        services.tournament_enter(tournament_id=tournament.pk, by=member)
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member)
     if start:
-        services.tournament_start(tournament_id=tournament.pk, by=organiser)
+        lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser)
     tournament.refresh_from_db()
     return tournament
 
@@ -64,8 +65,8 @@ def play_round(tournament, losers=None) -> None:
             game_id=board.game_id, user=users[loser], move={"type": "resign"}, idempotency_key=uuid.uuid4().hex
         )
         game_services.game_advance(game_id=board.game_id)
-        assert services.tournament_game_finished(game_id=board.game_id)
-    services.tournament_advance(tournament_id=tournament.pk)
+        assert lifecycle.tournament_game_finished(game_id=board.game_id)
+    lifecycle.tournament_advance(tournament_id=tournament.pk)
     tournament.refresh_from_db()
 
 

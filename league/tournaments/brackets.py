@@ -1,7 +1,8 @@
 """Elimination tournaments on ``league.scoring.elimination``: single elimination (optional third-place
 match), double elimination (optional grand-final reset), and round-robin groups (snake seeding)
 feeding a single-elimination playoff. Each bracket match is one board - a game, or a match with
-the tournament's ``match`` setting. Called by ``tournaments`` with the tournament row locked.
+the tournament's ``match`` setting. Called by ``lifecycle`` with the tournament row locked; the
+bracket as it stands is read by ``bracket_state``.
 
 Seeds are the entries in pairing-number order: entry order, or the organiser's ``seeding`` at the
 start. A bracket match needs a winner: a drawn board (or a double forfeit) sends the better seed
@@ -14,20 +15,12 @@ from datetime import datetime
 
 from games.services import ServiceError
 
-from ..models import Tournament, TournamentBoard
+from ..models import Tournament
 from ..scoring import elimination, roundrobin
 from ..scoring import standings as tiebreak_rules
-from .tournaments import Format, active_players, create_round, finish
-
-GROUPS, PLAYOFF = "groups", "playoff"
-
-
-def _matches(tournament: Tournament, entrants: int) -> list[elimination.BracketMatch]:
-    if tournament.format == Format.DOUBLE_ELIMINATION:
-        return elimination.double_elimination(
-            entrants, grand_final_reset=tournament.settings.get("grand_final_reset", True)
-        )
-    return elimination.single_elimination(entrants, third_place=tournament.settings.get("third_place", False))
+from .boards import active_players, create_round
+from .bracket_state import GROUPS, PLAYOFF, bracket_matches, bracket_seeds, bracket_state, winner_slot
+from .settings import Format
 
 
 def bracket_start(tournament: Tournament, *, now: datetime) -> None:
@@ -35,7 +28,7 @@ def bracket_start(tournament: Tournament, *, now: datetime) -> None:
     seeds = active_players(tournament, 1)
     if tournament.format != Format.GROUPS_PLAYOFF:
         tournament.bracket = {"seeds": seeds}
-        tournament.rounds = max(match.round for match in _matches(tournament, len(seeds)))
+        tournament.rounds = max(match.round for match in bracket_matches(tournament, len(seeds)))
         tournament.save(update_fields=["bracket", "rounds"])
         return
     count, advance = tournament.settings["groups"], tournament.settings["advance"]
@@ -49,45 +42,22 @@ def bracket_start(tournament: Tournament, *, now: datetime) -> None:
     for index, group in enumerate(groups):
         tournament.entries.filter(user_id__in=group).update(group=index)
     group_rounds = max(len(roundrobin.round_robin(group)) for group in groups)
-    playoff = max(match.round for match in _matches(tournament, count * advance))
+    playoff = max(match.round for match in bracket_matches(tournament, count * advance))
     tournament.bracket = {"seeds": seeds, "groups": groups, "group_rounds": group_rounds, "stage": GROUPS}
     tournament.rounds = group_rounds + playoff
     tournament.save(update_fields=["bracket", "rounds"])
 
 
-def _winner_slot(board: TournamentBoard, seeds: list) -> int:
-    """0 or 1: the slot (seat) of the board's winner; a tie goes to the better seed."""
-    top = board.placements[0]
-    if len(top) == 1:
-        return board.seat_ids.index(top[0])
-    first, second = board.seat_ids
-    return 0 if seeds.index(first) <= seeds.index(second) else 1
-
-
-def _bracket_seeds(tournament: Tournament) -> list:
-    bracket = tournament.bracket
-    return bracket["playoff_seeds"] if tournament.format == Format.GROUPS_PLAYOFF else bracket["seeds"]
-
-
-def bracket_state(tournament: Tournament) -> tuple[elimination.BracketState, set[str]]:
-    """The bracket now (B's ``bracket_state`` over the decided bracket boards) and the ids of the
-    bracket matches that already have a board."""
-    seeds = _bracket_seeds(tournament)
-    boards = list(tournament.boards.exclude(bracket_match=""))
-    results = {b.bracket_match: _winner_slot(b, seeds) for b in boards if b.finished_at is not None}
-    state = elimination.bracket_state(_matches(tournament, len(seeds)), seeds, results)
-    return state, {b.bracket_match for b in boards}
-
-
-def bracket_pair_next(tournament: Tournament, *, now: datetime) -> None:
-    """Pair the next round: a group-stage round, or every bracket match that became playable; finish
-    when the bracket has its placements."""
+def bracket_pair_next(tournament: Tournament, *, now: datetime) -> bool:
+    """Pair the next round: a group-stage round, or every bracket match that became playable. False
+    when the bracket has its placements and nothing is left to pair (the caller finishes the
+    tournament)."""
     number = tournament.current_round + 1
     bracket = dict(tournament.bracket)
     if tournament.format == Format.GROUPS_PLAYOFF and bracket.get("stage") == GROUPS:
         if number <= bracket["group_rounds"]:
             _pair_groups(tournament, number, now=now)
-            return
+            return True
         rankings = group_rankings(tournament)
         bracket["group_rankings"] = rankings
         bracket["playoff_seeds"] = list(elimination.playoff_seeding(rankings, tournament.settings["advance"]))
@@ -99,11 +69,10 @@ def bracket_pair_next(tournament: Tournament, *, now: datetime) -> None:
     if not ready:
         if not state.finished:
             raise ServiceError("bracket_stuck", "no bracket match is playable and the bracket is not finished", 409)
-        finish(tournament, now=now)
-        return
-    seeds = _bracket_seeds(tournament)
+        return False
+    seeds = bracket_seeds(tournament)
     results = {
-        b.bracket_match: _winner_slot(b, seeds)
+        b.bracket_match: winner_slot(b, seeds)
         for b in tournament.boards.exclude(bracket_match="").filter(finished_at__isnull=False)
     }
     create_round(
@@ -116,6 +85,7 @@ def bracket_pair_next(tournament: Tournament, *, now: datetime) -> None:
         bracket_ids=[match_id for match_id, _, _ in ready],
         now=now,
     )
+    return True
 
 
 def _pair_groups(tournament: Tournament, number: int, *, now: datetime) -> None:
@@ -144,24 +114,3 @@ def group_rankings(tournament: Tournament) -> list[list]:
         rows = tiebreak_rules.standings(group, results, tiebreaks=tournament.tiebreaks)
         rankings.append([row.player for row in rows])
     return rankings
-
-
-def final_placements(tournament: Tournament, rows: list) -> list[list] | None:
-    """Final placement groups (best first) once the bracket is decided; groups_playoff places the
-    players who did not reach the playoff after it, by their group position, then standings."""
-    if not tournament.bracket or (
-        tournament.format == Format.GROUPS_PLAYOFF and tournament.bracket.get("stage") != PLAYOFF
-    ):
-        return None
-    state, _ = bracket_state(tournament)
-    if not state.finished:
-        return None
-    placed = [list(group) for group in state.placements]
-    if tournament.format == Format.GROUPS_PLAYOFF:
-        order = {row.player: index for index, row in enumerate(rows)}
-        rankings = tournament.bracket["group_rankings"]
-        advance = tournament.settings["advance"]
-        for position in range(advance, max(len(group) for group in rankings)):
-            level = [group[position] for group in rankings if position < len(group)]
-            placed += [[pk] for pk in sorted(level, key=lambda pk: order.get(pk, len(order)))]
-    return placed

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from .models import Club, Tournament, TournamentBoard, TournamentRound
-from .services.tournament_standings import standings_rows
+from ..models import Club, Tournament, TournamentBoard, TournamentRound
+from .standings import standings_rows
 
 
 def tournament_list(*, club: Club) -> QuerySet:

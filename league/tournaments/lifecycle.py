@@ -1,14 +1,16 @@
-"""Tournaments: create, enter, start, pair rounds (games or matches), take results, finish.
+"""Tournament lifecycle: create, enter, start, pair the next round (games or matches), take game
+and match results, finish.
 
 Round robin pairs from the Berger tables fixed at the start; Swiss pairs each round from the
-results so far (``league.scoring.swiss``); multiplayer Swiss seats tables of 3-6
+results so far (``league.scoring.swiss`` via ``pairing``); multiplayer Swiss seats tables of 3-6
 (``league.scoring.multiswiss``); the elimination formats follow a bracket (``brackets``). Results
-arrive on the game_finished path (league.receivers -> league.tasks.tournament_game_finished_task
--> ``tournament_game_finished``); when the last board of a round is done,
-``tournament_advance_task`` is queued on commit and pairs the next round or finishes the
-tournament. Every write locks the tournament row first, so two finishing games (or a task and an
-organiser) never pair the same round twice. Each round's pairing input and seed are stored on its
-``TournamentRound``, so a round can be reproduced from the record.
+arrive on the game_finished path (league.receivers -> ``tasks.tournament_game_finished_task`` ->
+``tournament_game_finished``); when the last board of a round is done, ``boards`` sends
+``round_complete`` on commit, whose receiver queues ``tournament_advance_task``, which pairs the
+next round or finishes the tournament. Every write locks the tournament row first
+(``boards.tournament_lock``), so two finishing games (or a task and an organiser) never pair the
+same round twice. Each round's pairing input and seed are stored on its ``TournamentRound``, so a
+round can be reproduced from the record.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Max
@@ -26,23 +28,19 @@ from games.accounts import is_bot
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
 from games.models import Game
-from games.services import ServiceError, game_create
+from games.services import ServiceError
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
-from ..scoring.placements import placement_points
-from .clubs import is_organiser, require_member, require_organiser
-from .matches import game_ranking, match_start
-from .tournament_pairing import (
-    active_players,
-    multi_input,
-    multi_pairing,
-    swiss_input,
-    swiss_pairing,
-    swiss_players,
-)
-from .tournament_settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
+from ..services.clubs import is_organiser, require_member, require_organiser
+from ..services.matches import game_ranking
+from ..services.results import league_game_finished
+from .boards import active_players, complete_check, create_round, decide, round_waiting, tournament_lock
+from .brackets import bracket_pair_next, bracket_start
+from .pairing import manual_tables, multi_input, multi_pairing, swiss_input, swiss_pairing, swiss_players
+from .settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
+from .standings import standings_rows
 
 log = logging.getLogger("kifu.league")
 Format, Status = Tournament.Format, Tournament.Status
@@ -56,13 +54,6 @@ DEFAULT_TIEBREAKS = {
     Format.GROUPS_PLAYOFF: ["direct_encounter", "sonneborn_berger", "game_points"],
 }
 MAX_ENTRIES = 2000
-
-
-def tournament_lock(tournament_id) -> Tournament:
-    try:
-        return Tournament.objects.select_for_update().get(pk=tournament_id)
-    except (Tournament.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such tournament", status=404) from None
 
 
 def is_bot_account(user) -> bool:
@@ -206,8 +197,6 @@ def tournament_start(*, tournament_id, by, seeding: list | None = None, now: dat
     tournament.status, tournament.started_at = Status.RUNNING, now
     tournament.save(update_fields=["rounds", "status", "started_at"])
     if tournament.format in ELIMINATION:
-        from .brackets import bracket_start
-
         bracket_start(tournament, now=now)
     _pair_next(tournament, now=now)
     return tournament
@@ -231,10 +220,6 @@ def _reseed(tournament: Tournament, seeding: list) -> None:
 
 
 # ---- advancing ---------------------------------------------------------------------------------
-def round_waiting(tournament: Tournament, number: int) -> bool:
-    return tournament.boards.filter(round=number, finished_at__isnull=True).exists()
-
-
 @transaction.atomic
 def tournament_advance(*, tournament_id, by=None, now: datetime | None = None) -> Tournament:
     """Pair the next round, or finish the tournament after its last round, once every board of the
@@ -262,8 +247,7 @@ def tournament_advance(*, tournament_id, by=None, now: datetime | None = None) -
 
 
 def finish(tournament: Tournament, *, now: datetime) -> None:
-    from .tournament_standings import standings_rows
-
+    """The tournament is over: its standings are frozen as they are now."""
     tournament.status, tournament.finished_at = Status.FINISHED, now
     tournament.final_standings = standings_rows(tournament)
     tournament.save(update_fields=["status", "finished_at", "final_standings"])
@@ -280,9 +264,8 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
     """Pair round current_round + 1 and create its games (tournament row locked)."""
     number = tournament.current_round + 1
     if tournament.format in ELIMINATION:
-        from .brackets import bracket_pair_next
-
-        bracket_pair_next(tournament, now=now)
+        if not bracket_pair_next(tournament, now=now):  # the bracket has its placements
+            finish(tournament, now=now)
         return
     seed = tournament.seed + number
     if tournament.format in SWISS_FORMATS:
@@ -293,8 +276,6 @@ def _pair_next(tournament: Tournament, *, now: datetime) -> None:
     planned = TournamentRound.objects.filter(tournament=tournament, number=number, manual=True).first()
     manual = None
     if planned is not None:
-        from .tournament_ops import manual_tables
-
         manual = manual_tables(tournament, number, planned.pairing_input)
     stage, data = "", {}
     if manual is not None:
@@ -328,145 +309,6 @@ def _end_unpairable(tournament: Tournament, number: int, error: Exception, *, no
     played, as a Swiss does when it runs out of pairings; the log says why."""
     log.warning("tournament %s: round %s cannot be paired (%s); finishing", tournament.pk, number, error)
     finish(tournament, now=now)
-
-
-def create_round(
-    tournament: Tournament,
-    number: int,
-    tables: list[list],
-    *,
-    seed: int,
-    data: dict,
-    now: datetime,
-    manual: bool = False,
-    stage: str = "",
-    bracket_ids: list[str] | None = None,
-) -> list[TournamentBoard]:
-    """Store the round and create a board (a game, a match or a bye) for each table (user ids in
-    seat order). Boards of dropped players are decided at once as forfeits."""
-    deadline = tournament.settings.get("round_deadline_seconds")
-    TournamentRound.objects.update_or_create(
-        tournament=tournament,
-        number=number,
-        defaults={
-            "seed": seed,
-            "pairing_input": data,
-            "manual": manual,
-            "stage": stage,
-            "deadline_at": now + timedelta(seconds=deadline) if deadline else None,
-            "created_at": now,
-        },
-    )
-    users = {entry.user_id: entry for entry in tournament.entries.select_related("user")}
-    boards = []
-    for index, table in enumerate(tables, start=1):
-        bracket_id = bracket_ids[index - 1] if bracket_ids else ""
-        boards.append(_board(tournament, number, index, [users[pk] for pk in table], bracket_id=bracket_id, now=now))
-    tournament.current_round = number
-    tournament.save(update_fields=["current_round"])
-    if not round_waiting(tournament, number):  # nothing to wait for
-        transaction.on_commit(lambda: queue_advance(tournament.pk))
-    return boards
-
-
-def _board(tournament: Tournament, number: int, index: int, entries: list, *, bracket_id: str, now) -> TournamentBoard:
-    seats = [entry.user for entry in entries]
-    board = TournamentBoard(
-        tournament=tournament,
-        round=number,
-        number=index,
-        first=seats[0],
-        second=seats[1] if len(seats) > 1 else None,
-        players=[user.pk for user in seats],
-        bracket_match=bracket_id,
-    )
-    dropped = [e.user_id for e in entries if e.status == TournamentEntry.Status.DROPPED]
-    if len(seats) == 1:
-        board.save()
-        decide(board, tournament, [[seats[0].pk]], Decided.BYE, now=now)
-    elif dropped:
-        board.save()
-        decide_forfeit(board, tournament, dropped, now=now)
-    elif tournament.settings.get("match"):
-        board.match = match_start(
-            engine=tournament.engine,
-            config=tournament.game_config,
-            spec=tournament.settings["match"],
-            players=seats,
-            by=tournament.created_by,
-            now=now,
-        )
-        board.save()
-    else:
-        board.game = game_create(
-            engine_slug=tournament.engine, config=tournament.game_config, seats=seats, created_by=tournament.created_by
-        )
-        board.save()
-    return board
-
-
-def queue_advance(tournament_id: int) -> None:
-    from ..tasks import tournament_advance_task
-
-    tournament_advance_task.delay(tournament_id)
-
-
-# ---- results -----------------------------------------------------------------------------------
-def bye_points(tournament: Tournament) -> float:
-    """A Swiss bye scores a point (FIDE C.04.1 d), a multiplayer Swiss bye ``bye_points``; a
-    round-robin bye is a round off and scores nothing; elimination byes are no results."""
-    if tournament.format == Format.SWISS:
-        return 1.0
-    if tournament.format == Format.MULTI_SWISS:
-        return tournament.settings["bye_points"]
-    return 0.0
-
-
-def decide(
-    board: TournamentBoard,
-    tournament: Tournament,
-    ranking: list[list[int]],
-    how: str,
-    *,
-    now: datetime,
-    scores: dict | None = None,
-) -> None:
-    """Record a board's result (locks held): placements, points, and on two seats score_first."""
-    seats = board.seat_ids
-    if how == Decided.BYE:
-        points = {str(seats[0]): bye_points(tournament)}
-    elif how == Decided.DOUBLE_FORFEIT:
-        points = {str(pk): 0.0 for pk in seats}
-    else:
-        table = tournament.settings.get("placement_points") if len(seats) > 2 else None
-        points = {str(pk): value for pk, value in placement_points(ranking, table).items()}
-    board.placements = [list(group) for group in ranking]
-    board.points = points
-    board.decided_by = how
-    board.finished_at = now
-    if scores is not None:
-        board.game_scores = {str(pk): float(scores.get(pk, 0) or 0) for pk in seats}
-        board.games_first = board.game_scores[str(seats[0])]
-        board.games_second = board.game_scores.get(str(seats[1]), 0.0) if len(seats) > 1 else 0.0
-    if len(seats) == 2:
-        board.score_first = points[str(seats[0])]
-    board.save()
-
-
-def decide_forfeit(board: TournamentBoard, tournament: Tournament, losers, *, now: datetime) -> None:
-    """The ``losers`` forfeit: the others share first place; everyone losing is a double forfeit."""
-    losers = [pk for pk in board.seat_ids if pk in set(losers)]
-    others = [pk for pk in board.seat_ids if pk not in set(losers)]
-    if not others:
-        decide(board, tournament, [losers], Decided.DOUBLE_FORFEIT, now=now)
-    else:
-        decide(board, tournament, [others, losers], Decided.FORFEIT, now=now)
-
-
-def complete_check(tournament: Tournament, board: TournamentBoard) -> None:
-    """When ``board`` completed the current round, queue the task that pairs the next one."""
-    if board.round == tournament.current_round and not round_waiting(tournament, board.round):
-        transaction.on_commit(lambda: queue_advance(tournament.pk))
 
 
 @transaction.atomic
@@ -503,8 +345,6 @@ def tournament_game_finished(*, game_id, now: datetime | None = None) -> bool:
 
 
 def _match_game_finished(link: dict, game_id, now: datetime) -> bool:
-    from .results import league_game_finished
-
     tournament = tournament_lock(link["match__tournament_board__tournament_id"])
     recorded = league_game_finished(game_id=game_id, now=now)  # counts it in the match, starts the next game
     board = TournamentBoard.objects.select_for_update(of=("self",)).get(match_id=link["match_id"])

@@ -1,31 +1,15 @@
-"""Pairing inputs of Swiss rounds: who is paired in a round, the players' histories as
-``league.scoring.swiss`` and ``league.scoring.multiswiss`` see them, stored on each round's
-``TournamentRound.pairing_input`` - and the calls that pair a round from a stored input, so any
-round can be reproduced from the record. Reads only."""
+"""Pairing inputs of Swiss rounds: the players' histories as ``league.scoring.swiss`` and
+``league.scoring.multiswiss`` see them, stored on each round's ``TournamentRound.pairing_input`` -
+the calls that pair a round from a stored input, so any round can be reproduced from the record -
+and the check of an organiser's manual tables. Reads only."""
 
 from __future__ import annotations
 
-from ..models import Tournament, TournamentEntry
+from ..models import Tournament
 from ..scoring import multiswiss, roundrobin, swiss
-from .tournament_settings import MAX_TABLE
-
-
-def active_players(tournament: Tournament, number: int) -> list[int]:
-    """User ids of the entries to pair in round ``number``, in pairing-number order."""
-    return list(
-        tournament.entries.filter(status=TournamentEntry.Status.ACTIVE, first_round__lte=number)
-        .order_by("number")
-        .values_list("user_id", flat=True)
-    )
-
-
-def late_points(tournament: Tournament) -> dict[int, float]:
-    """Points a late entrant gets for the rounds before they joined."""
-    per_round = tournament.settings.get("late_entry_points", 0.0)
-    return {
-        user: per_round * (first - 1)
-        for user, first in tournament.entries.filter(first_round__gt=1).values_list("user_id", "first_round")
-    }
+from .boards import active_players, late_points
+from .settings import MAX_TABLE, Format
+from .standings import standings_rows
 
 
 def swiss_players(tournament: Tournament, number: int) -> list[swiss.SwissPlayer]:
@@ -55,8 +39,6 @@ def swiss_players(tournament: Tournament, number: int) -> list[swiss.SwissPlayer
 
 def multi_input(tournament: Tournament, number: int) -> dict:
     """What multiswiss.pair_round sees for round ``number``: players by standing, meetings so far."""
-    from .tournament_standings import standings_rows
-
     rows = standings_rows(tournament, raw=True)
     rank = {row.player: index for index, row in enumerate(rows, start=1)}
     points = {row.player: row.points for row in rows}
@@ -134,3 +116,35 @@ def swiss_pairing(data: dict, seed: int) -> list[roundrobin.Pairing]:
         for p in data["players"]
     ]
     return swiss.pair_round(players, seed=seed)
+
+
+# ---- manual pairings -----------------------------------------------------------------------------
+def table_error(tournament: Tournament, number: int, tables: list[list[int]]) -> str | None:
+    """Why these tables are not a valid pairing of round ``number`` (None: they are)."""
+    expected = set(active_players(tournament, number))
+    seen = [pk for table in tables for pk in table]
+    if len(seen) != len(set(seen)):
+        return "a player appears twice"
+    if set(seen) != expected:
+        missing = len(expected - set(seen))
+        extra = len(set(seen) - expected)
+        return f"every active player must be seated exactly once ({missing} missing, {extra} not active in this round)"
+    if tournament.format == Format.MULTI_SWISS:
+        seats = tournament.settings["seats"]
+        low, high = seats["min"], seats["max"]
+    else:
+        low = high = 2
+    for table in tables:
+        if len(table) != 1 and not low <= len(table) <= high:
+            return f"a table seats {low}-{high} players (or one: a bye), not {len(table)}"
+    if tournament.format == Format.SWISS and sum(len(t) == 1 for t in tables) > 1:
+        return "a Swiss round has at most one bye"
+    return None
+
+
+def manual_tables(tournament: Tournament, number: int, data: dict) -> list[list[int]] | None:
+    """The organiser's planned tables for round ``number`` if they still fit the active players."""
+    tables = data.get("tables")
+    if not isinstance(tables, list) or table_error(tournament, number, tables):
+        return None
+    return [list(table) for table in tables]

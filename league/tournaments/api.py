@@ -15,13 +15,14 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError
 
-from . import services
-from . import tournament_selectors as selectors
-from .api import ERRORS, load_club, load_user, valid
-from .models import Tournament, TournamentBoard, TournamentRound
-from .scoring.standings import TIEBREAKS
-from .selectors import user_by_name
-from .services.matches import current_game
+from ..api import ERRORS, load_club, load_user, valid
+from ..models import Tournament, TournamentBoard, TournamentRound
+from ..scoring.standings import TIEBREAKS
+from ..selectors import user_by_name
+from ..services.matches import current_game
+from . import selectors
+from .lifecycle import tournament_advance, tournament_create, tournament_enter, tournament_start
+from .ops import tournament_check_in, tournament_drop, tournament_pairing_set, tournament_result_correct
 
 User = get_user_model()
 
@@ -195,7 +196,7 @@ class ClubTournamentListView(APIView):
     )
     def post(self, request, slug: str):
         """Organisers: open a round-robin or Swiss tournament of a two-player game for entries."""
-        tournament = services.tournament_create(
+        tournament = tournament_create(
             club_id=load_club(slug).pk, by=request.user, **valid(TournamentCreateSerializer, request)
         )
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
@@ -216,7 +217,7 @@ class TournamentEntryView(APIView):
         """Enter (a club member, for themselves; an organiser may enter any member)."""
         data = valid(EntryCreateSerializer, request)
         player = load_user(data["username"]) if data.get("username") else None
-        services.tournament_enter(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
+        tournament_enter(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data, status=status.HTTP_201_CREATED)
 
 
@@ -231,7 +232,7 @@ class TournamentStartView(APIView):
         pairing numbers (bracket seeds) first. With check-in on, only checked-in entries play."""
         seeding = valid(TournamentStartSerializer, request)["seeding"]
         seeding = load_players(seeding) if seeding is not None else None
-        services.tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
+        tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
         return Response(TournamentSerializer(load_tournament(pk)).data)
 
 
@@ -243,7 +244,7 @@ class TournamentCheckInView(APIView):
         """An entrant checks in before the start (organisers: any entrant, ``username``)."""
         name = valid(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
-        services.tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
+        tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
 
 
@@ -255,7 +256,7 @@ class TournamentDropView(APIView):
         """Withdraw (organisers: drop any entrant, ``username``): not paired again; results stay."""
         name = valid(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
-        services.tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
+        tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
 
 
@@ -268,7 +269,7 @@ class TournamentPairingView(APIView):
         current round while none of its games has a move. Every active player exactly once."""
         data = valid(TablePairingSerializer, request)
         tables = [load_players(table) for table in data["tables"]]
-        done = services.tournament_pairing_set(
+        done = tournament_pairing_set(
             tournament_id=load_tournament(pk).pk, by=request.user, round=data["round"], tables=tables
         )
         return Response(done)
@@ -283,7 +284,7 @@ class TournamentResultView(APIView):
         is paired from the corrected standings."""
         data = valid(BoardResultSerializer, request)
         ranking = [load_players(group) for group in data["ranking"]] if data["ranking"] else None
-        board = services.tournament_result_correct(
+        board = tournament_result_correct(
             tournament_id=load_tournament(pk).pk,
             by=request.user,
             round=data["round"],
@@ -325,7 +326,7 @@ class TournamentRoundsView(APIView):
     def post(self, request, pk: int):
         """Organisers: pair the next round now (normally automatic when a round's last game ends),
         or finish the tournament after its last round. 409 while games of the round are running."""
-        services.tournament_advance(tournament_id=load_tournament(pk).pk, by=request.user)
+        tournament_advance(tournament_id=load_tournament(pk).pk, by=request.user)
         return Response(TournamentSerializer(load_tournament(pk)).data)
 
 

@@ -10,7 +10,7 @@ from games.services import ServiceError
 
 from ..models import Tournament
 from ..scoring.placements import place_points
-from .matches import check_spec
+from ..services.matches import check_spec
 
 Format = Tournament.Format
 ELIMINATION = (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF)

@@ -13,21 +13,15 @@ from games.models import Event, Game
 from games.services import ServiceError, game_advance, game_forfeit
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
-from .clubs import require_organiser
-from .matches import current_game, game_ranking
-from .tournaments import (
-    ELIMINATION,
-    Decided,
-    Format,
-    Status,
-    active_players,
-    complete_check,
-    create_round,
-    decide,
-    decide_forfeit,
-    tournament_lock,
-)
+from ..services.clubs import require_organiser
+from ..services.matches import current_game, game_ranking
+from ..services.results import league_game_finished
+from .boards import Decided, complete_check, create_round, decide, decide_forfeit, tournament_lock
+from .pairing import table_error
+from .settings import ELIMINATION, Format
+from .standings import standings_rows
 
+Status = Tournament.Status
 Entry = TournamentEntry.Status
 
 
@@ -82,38 +76,7 @@ def tournament_drop(*, tournament_id, by, player=None, now: datetime | None = No
     return entry
 
 
-# ---- manual pairings -----------------------------------------------------------------------------
-def _table_error(tournament: Tournament, number: int, tables: list[list[int]]) -> str | None:
-    """Why these tables are not a valid pairing of round ``number`` (None: they are)."""
-    expected = set(active_players(tournament, number))
-    seen = [pk for table in tables for pk in table]
-    if len(seen) != len(set(seen)):
-        return "a player appears twice"
-    if set(seen) != expected:
-        missing = len(expected - set(seen))
-        extra = len(set(seen) - expected)
-        return f"every active player must be seated exactly once ({missing} missing, {extra} not active in this round)"
-    if tournament.format == Format.MULTI_SWISS:
-        seats = tournament.settings["seats"]
-        low, high = seats["min"], seats["max"]
-    else:
-        low = high = 2
-    for table in tables:
-        if len(table) != 1 and not low <= len(table) <= high:
-            return f"a table seats {low}-{high} players (or one: a bye), not {len(table)}"
-    if tournament.format == Format.SWISS and sum(len(t) == 1 for t in tables) > 1:
-        return "a Swiss round has at most one bye"
-    return None
-
-
-def manual_tables(tournament: Tournament, number: int, data: dict) -> list[list[int]] | None:
-    """The organiser's planned tables for round ``number`` if they still fit the active players."""
-    tables = data.get("tables")
-    if not isinstance(tables, list) or _table_error(tournament, number, tables):
-        return None
-    return [list(table) for table in tables]
-
-
+# ---- manual pairings (the tables are checked by ``pairing.table_error``) ---------------------------
 def _round_played(tournament: Tournament, number: int) -> bool:
     boards = tournament.boards.filter(round=number)
     if boards.filter(decided_by__in=[Decided.GAME, Decided.MATCH, Decided.CORRECTION]).exists():
@@ -150,7 +113,7 @@ def tournament_pairing_set(*, tournament_id, by, round: int, tables: list[list],
             f"only the next round ({next_round}) or the current unplayed round can be paired by hand",
             status=409,
         )
-    error = _table_error(tournament, round, ids)
+    error = table_error(tournament, round, ids)
     if error:
         raise ServiceError("invalid_pairing", error)
     if round == next_round:
@@ -228,8 +191,6 @@ def tournament_result_correct(
         )
     decide(target, tournament, ranking_ids, how, now=now, scores=None)
     if tournament.status == Status.FINISHED:
-        from .tournament_standings import standings_rows
-
         tournament.final_standings = standings_rows(tournament)
         tournament.save(update_fields=["final_standings"])
     else:
@@ -301,8 +262,6 @@ def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetim
         decide(board, tournament, ranking, Decided.GAME, now=now, scores=scores)
         return
     if match is not None and game.is_finished:
-        from .results import league_game_finished
-
         league_game_finished(game_id=game.pk, now=now)
         match.refresh_from_db()
         if match.status == Match.Status.FINISHED:

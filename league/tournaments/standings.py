@@ -1,5 +1,5 @@
 """Tournament standings from the boards: two-player results (``scoring.standings``), multiplayer
-tables (``scoring.placements``) and elimination placements (``brackets``). Reads only."""
+tables (``scoring.placements``) and elimination placements (``bracket_state``). Reads only."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from ..models import Tournament, TournamentBoard, TournamentEntry
 from ..scoring import placements as table_rules
 from ..scoring import standings as tiebreak_rules
 from ..scoring.standings import Row
-from .tournament_pairing import late_points
+from .boards import late_points
+from .bracket_state import final_placements
 
 Format = Tournament.Format
 DOUBLE_FORFEIT = TournamentBoard.Decided.DOUBLE_FORFEIT
@@ -35,8 +36,6 @@ def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
     else:
         rows = _pair_rows(tournament, players, boards, extra)
     if tournament.format in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF):
-        from .brackets import final_placements
-
         placed = final_placements(tournament, rows)
         if placed:
             rows = _by_placement(rows, placed)
