@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from league.scoring.elimination import BracketMatch, Source
+from league.tournaments.bracket_state import winner_slot  # the league's rule: a tie goes to the better seed
 
 BOX_W, BOX_H = 150, 44  # one match: two rows of 22
 COL_W = BOX_W + 32  # room for the elbow lines between columns
@@ -102,16 +103,6 @@ def points_text(value) -> str:
         whole = int(value)
         return f"{whole}½" if whole else "½"
     return f"{value:.2f}".rstrip("0")
-
-
-def winner_slot(board, seeds: Sequence[Hashable]) -> int:
-    """The slot (0 or 1) that won a decided bracket board; a tie goes to the better seed - the same
-    rule as ``league.tournaments.bracket_state``."""
-    top = board.placements[0]
-    if len(top) == 1:
-        return board.seat_ids.index(top[0])
-    first, second = board.seat_ids
-    return 0 if seeds.index(first) <= seeds.index(second) else 1
 
 
 def round_titles(matches: Sequence[BracketMatch]) -> dict[tuple[str, int], str]:

@@ -16,7 +16,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.dispatch import Signal
 
-from games.services import ServiceError, game_create
+from games.errors import not_found
+from games.services import game_create
+from kifu.locking import lock_by_id
 
 from ..models import Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring.placements import placement_points
@@ -33,10 +35,7 @@ keyword ``tournament_id``. Receivers: ``league.tournaments.tasks.queue_advance``
 def tournament_lock(tournament_id) -> Tournament:
     """The tournament row, locked (``SELECT ... FOR UPDATE``): every tournament write takes it first,
     so two finishing games (or a task and an organiser) never pair the same round twice."""
-    try:
-        return Tournament.objects.select_for_update().get(pk=tournament_id)
-    except (Tournament.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", "no such tournament", status=404) from None
+    return lock_by_id(Tournament, tournament_id, missing=not_found("tournament"))
 
 
 # ---- entries in play ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
 from games.models import Game
 from games.services import ServiceError
+from kifu.locking import lock_by_id
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
@@ -334,7 +335,7 @@ def tournament_game_finished(*, game_id, now: datetime | None = None) -> bool:
     if match_link is not None:
         return _match_game_finished(match_link, game_id, now)
     tournament = tournament_lock(link["tournament_id"])
-    board = TournamentBoard.objects.select_for_update(of=("self",)).select_related("game").get(game_id=game_id)
+    board = lock_by_id(TournamentBoard, game_id, by="game_id", related=("game",), of=("self",))
     game: Game = board.game
     if board.finished_at is not None or not game.is_finished:
         return False
@@ -347,7 +348,7 @@ def tournament_game_finished(*, game_id, now: datetime | None = None) -> bool:
 def _match_game_finished(link: dict, game_id, now: datetime) -> bool:
     tournament = tournament_lock(link["match__tournament_board__tournament_id"])
     recorded = league_game_finished(game_id=game_id, now=now)  # counts it in the match, starts the next game
-    board = TournamentBoard.objects.select_for_update(of=("self",)).get(match_id=link["match_id"])
+    board = lock_by_id(TournamentBoard, link["match_id"], by="match_id", of=("self",))
     match = Match.objects.get(pk=link["match_id"])
     if board.finished_at is not None or match.status != Match.Status.FINISHED:
         return recorded

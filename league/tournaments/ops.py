@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from games.models import Event, Game
 from games.services import ServiceError, game_advance, game_forfeit
+from kifu.locking import lock_by_id
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..services.clubs import require_organiser
@@ -250,8 +251,8 @@ def tournament_deadline(*, tournament_id, now: datetime | None = None) -> int:
 
 
 def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetime) -> None:
-    match = Match.objects.select_for_update().get(pk=board.match_id) if board.match_id else None
-    game = current_game(match) if match else Game.objects.select_for_update().get(pk=board.game_id)
+    match = lock_by_id(Match, board.match_id) if board.match_id else None
+    game = current_game(match) if match else lock_by_id(Game, board.game_id)
     if not game.is_finished:
         # Moves that arrived before the sweep but wait for a worker are applied first: a game the
         # players finished in time is a result, whatever the queue's lag.

@@ -14,17 +14,11 @@ The tasks were defined in ``league/tasks.py``; their registered names are pinned
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
+
+from kifu.celery import retrying_task
 
 
-@shared_task(
-    name="league.tasks.tournament_game_finished_task",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task(name="league.tasks.tournament_game_finished_task")
 def tournament_game_finished_task(game_id: str) -> bool:
     """Record a finished tournament game on its board, or in its board's match (idempotent); the
     last one of a round queues ``tournament_advance_task``."""
@@ -33,14 +27,7 @@ def tournament_game_finished_task(game_id: str) -> bool:
     return tournament_game_finished(game_id=game_id)
 
 
-@shared_task(
-    name="league.tasks.tournament_advance_task",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task(name="league.tasks.tournament_advance_task")
 def tournament_advance_task(tournament_id: int) -> int:
     """Pair the next round of a tournament whose round is complete, or finish it (idempotent)."""
     from .lifecycle import tournament_advance
