@@ -1,7 +1,7 @@
-"""Moderation of storytelling contributions: reports, hiding and un-hiding, and the view-time redaction.
+"""Moderation of storytelling contributions: reports, hiding and un-hiding, and the view-time mask.
 
 Issue 6: players report a contribution; an organiser hides it from views and replays. It is the one
-redaction that is not about hidden cards, and it must not break the chain or the replay, so the
+mask that is not about hidden cards, and it must not break the chain or the replay, so the
 ``Event`` row is never touched: the hash chain, ``kifu verify`` and the verification endpoint stay
 valid, and moderators keep the complete record. Hiding is a view-time step: the JSON that views,
 events and outcomes produce is post-processed, and the words of each hidden event (and only of that
@@ -166,7 +166,7 @@ def contribution_unhide(*, game: Game, seq: int, user: AbstractBaseUser, reason:
     return _decide(game=game, seq=seq, user=user, reason=reason, action=ContributionHiding.Action.UNHIDE)
 
 
-# ---- redaction ----------------------------------------------------------------------------------
+# ---- the contribution mask ----------------------------------------------------------------------
 # Hiding is by event, never by text: two players may write the same words ("yes"), and hiding one
 # event must leave the other's line alone. Every place a view or an outcome quotes a contribution is
 # tied to its event: an entry that carries its ``seq`` (a view's story or log line), an item of a
@@ -177,8 +177,10 @@ ENTRY_TEXT_KEYS = frozenset({"text", "parts"})
 
 
 @dataclass(frozen=True)
-class Redaction:
-    """What to hide in one game's JSON: the hidden events, and where seq-less JSON quotes them."""
+class ContributionMask:
+    """What to hide in one game's JSON: the hidden events, and where seq-less JSON quotes them. It
+    masks player-written words only (formerly ``Redaction``); hidden cards are the engines' ``view``
+    and ``event_view``, never this."""
 
     fields: frozenset[str] = frozenset()
     reasons: dict[int, str] = field(default_factory=dict)  # seq -> reason
@@ -252,11 +254,11 @@ def _hidden_words(value, reason: str):
     return value
 
 
-NO_REDACTION = Redaction()
+NO_MASK = ContributionMask()
 
 
-def redaction_for(*, game: Game, moderator: bool = False) -> Redaction:
-    """The redaction a viewer gets: nothing for moderators or when nothing is hidden.
+def contribution_mask(*, game: Game, moderator: bool = False) -> ContributionMask:
+    """The mask a viewer gets: nothing for moderators or when nothing is hidden.
 
     A request asks this of one game object several times (its view, outcome and events), so the
     answer is kept on that object: a game read is a snapshot for one request, and a later read
@@ -264,20 +266,20 @@ def redaction_for(*, game: Game, moderator: bool = False) -> Redaction:
     game read by ``selectors.game_get`` knows whether moderators ever decided on it
     (``moderation_decided``); when they did not, nothing is read at all."""
     if moderator or game.engine not in CONTRIBUTION_FIELDS or getattr(game, "moderation_decided", True) is False:
-        return NO_REDACTION
-    redaction = game.__dict__.get(_REDACTION_ATTRIBUTE)
-    if redaction is None:
-        redaction = game.__dict__[_REDACTION_ATTRIBUTE] = _redaction_read(game)
-    return redaction
+        return NO_MASK
+    mask = game.__dict__.get(_MASK_ATTRIBUTE)
+    if mask is None:
+        mask = game.__dict__[_MASK_ATTRIBUTE] = _mask_read(game)
+    return mask
 
 
-_REDACTION_ATTRIBUTE = "_moderation_redaction"
+_MASK_ATTRIBUTE = "_contribution_mask"
 
 
-def _redaction_read(game: Game) -> Redaction:
+def _mask_read(game: Game) -> ContributionMask:
     reasons = hidden_contributions(game=game)
     if not reasons:
-        return NO_REDACTION
+        return NO_MASK
     positions: dict[str, list[int]] = {}
     labels: dict[int, str] = {}
     if game.engine == "believers":
@@ -291,7 +293,7 @@ def _redaction_read(game: Game) -> Redaction:
         for event in Event.objects.filter(game=game, seq__in=list(reasons)):
             if event.payload.get("type") == "set_label" and event.seat is not None:
                 labels[event.seat] = reasons[event.seq]
-    return Redaction(
+    return ContributionMask(
         fields=CONTRIBUTION_FIELDS[game.engine],
         reasons=reasons,
         positions={key: tuple(seqs) for key, seqs in positions.items()},

@@ -75,7 +75,7 @@ def _seats_with_users() -> Prefetch:
 
 def _with_reads(games: QuerySet, *, viewer) -> QuerySet:
     """``games`` annotated with what every read of a game asks, so that answering costs no further
-    query: whether moderators ever decided on a contribution (``moderation.redaction_for`` reads
+    query: whether moderators ever decided on a contribution (``moderation.contribution_mask`` reads
     nothing when not), and - for a logged-in ``viewer`` - whether they consent to mature content."""
     games = games.annotate(moderation_decided=Exists(ContributionHiding.objects.filter(game=OuterRef("pk"))))
     if viewer is not None and viewer.is_authenticated:
@@ -101,7 +101,7 @@ def game_get(*, game_id, viewer=None) -> Game | None:
     Two queries (issue 14): the game row, with the viewer's consent and whether moderators ever
     decided on it, then its seats with users and bot flags - and only the first for a mature game
     the viewer may not see. ``seat_of``, ``game_sight`` (without a spectator delay), the clock
-    and the redaction of a game nobody moderated answer from these without reading again."""
+    and the mask of a game nobody moderated answer from these without reading again."""
     try:
         game_id = uuid.UUID(str(game_id))
     except ValueError:  # a malformed UUID
@@ -202,16 +202,16 @@ def game_view(*, game: Game, seat: int | None, moderator: bool = False, sight: S
         view = engine.view(sight_replay(game=game, sight=sight, replay=None).state, None)
     else:
         view = engine.view(engine.load_state(game.state), seat)
-    redaction = moderation.redaction_for(game=game, moderator=moderator)
-    return redaction.tree(view) if redaction else view
+    mask = moderation.contribution_mask(game=game, moderator=moderator)
+    return mask.tree(view) if mask else view
 
 
 def outcome_for(*, game: Game, moderator: bool = False) -> dict | None:
     """The stored outcome; a storytelling outcome may quote contributions, so hidden ones go."""
     if game.outcome is None:
         return None
-    redaction = moderation.redaction_for(game=game, moderator=moderator)
-    return redaction.tree(game.outcome) if redaction else game.outcome
+    mask = moderation.contribution_mask(game=game, moderator=moderator)
+    return mask.tree(game.outcome) if mask else game.outcome
 
 
 def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
@@ -261,8 +261,8 @@ def events_for(
             # Not before: a hidden move has few possible contents, so its hash would give it away.
             item["hash"] = row.hash
         out.append(item)
-    redaction = moderation.redaction_for(game=game, moderator=moderator)
-    return [redaction.event(item) for item in out] if redaction else out
+    mask = moderation.contribution_mask(game=game, moderator=moderator)
+    return [mask.event(item) for item in out] if mask else out
 
 
 # ---- the spectator delay ----------------------------------------------------------------------
@@ -523,8 +523,8 @@ def game_head(*, game: Game, sight: Sight, moderator: bool = False, replay: Repl
     outcome_json = None
     if outcome is not None:
         outcome_json = outcome.to_json()
-        redaction = moderation.redaction_for(game=game, moderator=moderator)
-        outcome_json = redaction.tree(outcome_json) if redaction else outcome_json
+        mask = moderation.contribution_mask(game=game, moderator=moderator)
+        outcome_json = mask.tree(outcome_json) if mask else outcome_json
     return {
         "head_seq": replay.seq,
         "status": Game.Status.FINISHED if outcome is not None else Game.Status.RUNNING,

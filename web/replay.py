@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from games import selectors
 from games.engines import get_engine
 from games.models import Game
-from games.moderation import redaction_for
+from games.moderation import contribution_mask
 from games.record_io import record_header
 from games.records import RecordError, canonical_json, replay_record
 
@@ -110,14 +110,14 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moder
         view = merge_views(engine.view(state, None), [engine.view(state, seat) for seat in range(len(names))])
     else:
         view = engine.view(state, None if perspective == SPECTATOR else perspective)
-    redaction = redaction_for(game=game, moderator=moderator)
-    view = redaction.tree(view)
+    mask = contribution_mask(game=game, moderator=moderator)
+    view = mask.tree(view)
     shown = []
     for row in rows[:at]:
         event = row.as_record()
         if perspective != EVERYONE:
             event = engine.event_view(state, event, None if perspective == SPECTATOR else perspective)
-        shown.append(redaction.event({"seq": row.seq, **event}))
+        shown.append(mask.event({"seq": row.seq, **event}))
     katsu = katsu_results(game.engine, view, shown)
     events = []
     for event in shown:
@@ -140,7 +140,7 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moder
         "view": view,
         "actors": [] if outcome else sorted(engine.actors(state)),
         "window": deadline.window if deadline else None,
-        "outcome": redaction.tree(outcome.to_json()) if outcome else None,
+        "outcome": mask.tree(outcome.to_json()) if outcome else None,
         "events": events,
     }
 
@@ -174,7 +174,7 @@ def live_position(
         total -= 1
     at = parse_at(at_raw, total)
     state = selectors.game_replay(game=game, upto=at).state
-    view = redaction_for(game=game, moderator=False).tree(engine.view(state, perspective))
+    view = contribution_mask(game=game, moderator=False).tree(engine.view(state, perspective))
     shown = selectors.events_for(game=game, seat=perspective, after=0, limit=max(at, 1), sight=sight)[:at]
     katsu = katsu_results(game.engine, view, shown)
     events = [describe_event(game.engine, event, names, katsu.get(event["seq"])) for event in shown]
