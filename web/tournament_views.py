@@ -22,9 +22,9 @@ from django.views.decorators.http import require_GET, require_POST
 from league import selectors, services
 from league.models import Tournament, TournamentEntry, TournamentRound
 from league.scoring import elimination
-from league.scoring import standings as tiebreak_rules
 from league.tournaments import lifecycle, ops
 from league.tournaments import selectors as tselectors
+from league.tournaments.settings import ELIMINATION
 
 from . import brackets
 from .forms import NewTournamentForm, form_refusal
@@ -32,7 +32,6 @@ from .league_views import REFUSALS as CLUB_REFUSALS
 from .league_views import _not_found
 
 Format = Tournament.Format
-ELIMINATION = (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF)
 
 # The refusals a visitor can cause from this page, in words of the active language; any other
 # refusal shows the service's own (English) message after its code.
@@ -116,21 +115,9 @@ def _rounds(tournament: Tournament, names: dict) -> list[dict]:
 
 def _group_tables(tournament: Tournament, names: dict) -> list[dict]:
     """groups_playoff: each group's round-robin table from its own results and tiebreaks."""
-    bracket = tournament.bracket or {}
-    rounds = bracket.get("group_rounds", 0)
-    boards = [
-        b for b in tournament.boards.filter(round__lte=rounds, finished_at__isnull=False) if b.bracket_match == ""
-    ]
     advance = tournament.settings.get("advance", 0)
     tables = []
-    for index, group in enumerate(bracket.get("groups", [])):
-        members = set(group)
-        results = [
-            tiebreak_rules.Result(b.seat_ids[0], b.seat_ids[1], b.score_first, b.games_first, b.games_second)
-            for b in boards
-            if not b.is_bye and set(b.seat_ids) <= members and b.score_first is not None
-        ]
-        rows = tiebreak_rules.standings(group, results, tiebreaks=tournament.tiebreaks)
+    for index, rows in enumerate(tselectors.tournament_group_standings(tournament=tournament)):
         tables.append(
             {
                 "label": group_letter(index),

@@ -17,10 +17,10 @@ from games.services import ServiceError
 
 from ..models import Tournament
 from ..scoring import elimination, roundrobin
-from ..scoring import standings as tiebreak_rules
 from .boards import active_players, create_round
 from .bracket_state import GROUPS, PLAYOFF, bracket_matches, bracket_seeds, bracket_state, winner_slot
 from .settings import Format
+from .standings import group_standings
 
 
 def bracket_start(tournament: Tournament, *, now: datetime) -> None:
@@ -101,16 +101,4 @@ def _pair_groups(tournament: Tournament, number: int, *, now: datetime) -> None:
 
 def group_rankings(tournament: Tournament) -> list[list]:
     """Each group's players best first, by the group's own round-robin results and tiebreaks."""
-    stage_rounds = tournament.bracket["group_rounds"]
-    boards = list(tournament.boards.filter(round__lte=stage_rounds, finished_at__isnull=False))
-    rankings = []
-    for group in tournament.bracket["groups"]:
-        members = set(group)
-        results = [
-            tiebreak_rules.Result(b.seat_ids[0], b.seat_ids[1], b.score_first, b.games_first, b.games_second)
-            for b in boards
-            if not b.is_bye and set(b.seat_ids) <= members and b.score_first is not None
-        ]
-        rows = tiebreak_rules.standings(group, results, tiebreaks=tournament.tiebreaks)
-        rankings.append([row.player for row in rows])
-    return rankings
+    return [[row.player for row in rows] for rows in group_standings(tournament)]

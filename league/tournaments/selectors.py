@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from ..models import Club, Tournament, TournamentBoard, TournamentRound
-from .standings import standings_rows
+from ..scoring.standings import Row
+from .standings import group_standings, standings_rows
 
 
 def tournament_list(*, club: Club) -> QuerySet:
@@ -33,3 +34,8 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     if tournament.final_standings is not None:
         return tournament.final_standings
     return standings_rows(tournament)
+
+
+def tournament_group_standings(*, tournament: Tournament) -> list[list[Row]]:
+    """groups_playoff: each group's standings rows (best first), in group order."""
+    return group_standings(tournament)

@@ -124,3 +124,20 @@ def _by_placement(rows: list[Row], placed: list[list]) -> list[Row]:
         out.append(row)
         rank += 1
     return out
+
+
+def group_standings(tournament: Tournament) -> list[list[Row]]:
+    """groups_playoff: each group's standings rows, best first, from the group's own round-robin
+    results and the tournament's tiebreaks (empty before the groups are drawn)."""
+    bracket = tournament.bracket or {}
+    boards = list(tournament.boards.filter(round__lte=bracket.get("group_rounds", 0), finished_at__isnull=False))
+    tables = []
+    for group in bracket.get("groups", []):
+        members = set(group)
+        results = [
+            tiebreak_rules.Result(b.seat_ids[0], b.seat_ids[1], b.score_first, b.games_first, b.games_second)
+            for b in boards
+            if not b.is_bye and set(b.seat_ids) <= members and b.score_first is not None
+        ]
+        tables.append(tiebreak_rules.standings(group, results, tiebreaks=tournament.tiebreaks))
+    return tables

@@ -301,3 +301,20 @@ def test_a_swiss_with_no_legal_pairing_left_ends(club_with, clock, django_captur
     lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))
     tournament.refresh_from_db()
     assert (tournament.status, tournament.current_round, tournament.rounds) == ("finished", 1, 3)
+
+
+def test_the_tournament_tasks_keep_their_registered_names_after_the_move(settings):
+    """Messages queued before the tasks moved to league/tournaments/tasks.py (and beat's schedule)
+    name them ``league.tasks.*``; the embedded timer imports the sweep by its module path."""
+    from django.utils.module_loading import import_string
+
+    from kifu.celery import app as celery_app
+    from league.tournaments import tasks
+
+    celery_app.loader.import_default_modules()
+    for task in (tasks.tournament_game_finished_task, tasks.tournament_advance_task, tasks.tournaments_sweep):
+        name = f"league.tasks.{task.__name__}"
+        assert task.name == name and celery_app.tasks[name].name == name
+    assert settings.CELERY_BEAT_SCHEDULE["league-tournament-deadlines"]["task"] == "league.tasks.tournaments_sweep"
+    assert ("league.tournaments.tasks.tournaments_sweep", 5.0) in settings.KIFU_EMBEDDED_PERIODIC
+    assert import_string("league.tournaments.tasks.tournaments_sweep").name == "league.tasks.tournaments_sweep"
