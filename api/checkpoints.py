@@ -10,9 +10,8 @@ from rest_framework.views import APIView
 
 from games import checkpoints
 from games.models import Checkpoint, CheckpointLeaf
+from kifu.http.errors import ApiError, ErrorSerializer
 
-from .errors import ApiError
-from .serializers import ErrorSerializer
 from .views import load_game, refuse_delayed_spectator
 
 ERRORS = {code: ErrorSerializer for code in (400, 404, 409)}

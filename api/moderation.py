@@ -9,9 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import moderation
+from kifu.http.errors import ApiError, ErrorSerializer
 
-from .errors import ApiError
-from .serializers import ErrorSerializer
 from .views import load_game
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409)}

@@ -27,10 +27,10 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from games import streams
+from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.params import float_param
 
-from .errors import ApiError
-from .serializers import ErrorSerializer
-from .views import float_param, load_game
+from .views import load_game
 
 
 class EventStreamRenderer(BaseRenderer):

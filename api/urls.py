@@ -1,7 +1,6 @@
-"""API routes under /api/."""
+"""The games API's routes, mounted under /api/ by kifu/urls.py."""
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from . import checkpoints, moderation, views
 
@@ -35,8 +34,4 @@ urlpatterns = [
     path("games/<uuid:pk>/events/<int:seq>/hide", moderation.ContributionHideView.as_view(), name="event-hide"),
     path("games/<uuid:pk>/reports", moderation.ContributionReportListView.as_view(), name="game-reports"),
     path("", include("api.stream_urls")),
-    path("", include("hooks.urls")),  # webhooks (hooks/)
-    path("schema", SpectacularAPIView.as_view(), name="schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
 ]

@@ -22,14 +22,16 @@ from rest_framework.views import APIView
 from games import accounts, moderation, receipts, record_io, selectors, services, streams
 from games.engines import all_engines, get_engine
 from games.models import Game, Submission
+from games.serializers import GameSerializer
+from kifu.http import throttles
+from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.params import float_param, int_param
 
 from . import serializers as s
-from . import throttles
-from .errors import ApiError
 from .openapi import ref
 
 User = get_user_model()
-ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 
 
 # ---- accounts -----------------------------------------------------------------------------
@@ -131,7 +133,7 @@ class GameFilter(django_filters.FilterSet):
 
 
 class GameListView(generics.ListCreateAPIView):
-    serializer_class = s.GameSerializer
+    serializer_class = GameSerializer
     filterset_class = GameFilter
 
     def get_queryset(self):
@@ -142,7 +144,7 @@ class GameListView(generics.ListCreateAPIView):
         """Games, newest first; filter by engine, status and player."""
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=s.GameCreateSerializer, responses={201: s.GameSerializer, **ERRORS}, tags=["games"])
+    @extend_schema(request=s.GameCreateSerializer, responses={201: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, *args, **kwargs):
         """Create a game. It starts, and the cards are dealt, once every seat has a player."""
         data = s.GameCreateSerializer(data=request.data)
@@ -156,7 +158,7 @@ class GameListView(generics.ListCreateAPIView):
             spectator_delay_seconds=data.validated_data["spectator_delay_seconds"],
         )
         game = selectors.game_get(game_id=game.pk, viewer=request.user)
-        return Response(s.GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 def load_game(pk, viewer=None) -> Game:
@@ -168,16 +170,16 @@ def load_game(pk, viewer=None) -> Game:
 
 
 class GameDetailView(APIView):
-    @extend_schema(responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    @extend_schema(responses={200: GameSerializer, **ERRORS}, tags=["games"])
     def get(self, request, pk):
         """A game: seats, status, who may act, the open window and its deadline, the outcome."""
-        return Response(s.GameSerializer(load_game(pk, request.user), context={"request": request}).data)
+        return Response(GameSerializer(load_game(pk, request.user), context={"request": request}).data)
 
 
 class GameJoinView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=s.JoinSerializer, responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    @extend_schema(request=s.JoinSerializer, responses={200: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, pk):
         """Take an open seat (the first, or the one asked for)."""
         data = s.JoinSerializer(data=request.data)
@@ -185,17 +187,17 @@ class GameJoinView(APIView):
         game = services.game_join(
             game_id=load_game(pk, request.user).pk, user=request.user, seat=data.validated_data.get("seat")
         )
-        return Response(s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
+        return Response(GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
 
 
 class GameAcceptView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: s.GameSerializer, **ERRORS}, tags=["games"])
+    @extend_schema(request=None, responses={200: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, pk):
         """Accept the seat an organiser gave you in a mature game; the game starts once all have."""
         game = services.game_accept(game_id=load_game(pk, request.user).pk, user=request.user)
-        return Response(s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
+        return Response(GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
 
 
 class GameStateView(APIView):
@@ -255,32 +257,6 @@ class GameLegalMovesView(APIView):
         return Response({"engine": game.engine, "seat": seat, "head_seq": head_seq, "moves": moves})
 
 
-def int_param(request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError("bad_parameter", f"{name} must be a whole number, not {raw!r}") from None
-    if not low <= value <= high:
-        raise ApiError("bad_parameter", f"{name} must be from {low} to {high}")
-    return value
-
-
-def float_param(request, name: str, default: float, high: float) -> float:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ApiError("bad_parameter", f"{name} must be a number of seconds, not {raw!r}") from None
-    if not 0 <= value <= high:
-        raise ApiError("bad_parameter", f"{name} must be from 0 to {high:g} seconds")
-    return value
-
-
 class GameMovesView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
@@ -292,7 +268,7 @@ class GameMovesView(APIView):
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."
             ),
         ],
-        responses={200: s.SubmissionSerializer, 202: s.SubmissionSerializer, 422: s.ErrorSerializer, **ERRORS},
+        responses={200: s.SubmissionSerializer, 202: s.SubmissionSerializer, 422: ErrorSerializer, **ERRORS},
         tags=["play"],
     )
     def post(self, request, pk):
@@ -477,7 +453,7 @@ def refuse_delayed_spectator(game: Game, request) -> None:
 class RecordImportView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=s.RecordImportSerializer, responses={201: s.GameSerializer, **ERRORS}, tags=["records"])
+    @extend_schema(request=s.RecordImportSerializer, responses={201: GameSerializer, **ERRORS}, tags=["records"])
     def post(self, request):
         """Store a game played at a real table; a bad record is refused at its first bad line."""
         data = s.RecordImportSerializer(data=request.data)
@@ -485,5 +461,5 @@ class RecordImportView(APIView):
         # One transaction around the answer too: if the stored game could not be shown, it is not kept.
         with transaction.atomic():
             game = record_io.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
-            body = s.GameSerializer(load_game(game.pk, request.user), context={"request": request}).data
+            body = GameSerializer(load_game(game.pk, request.user), context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)

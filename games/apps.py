@@ -6,3 +6,16 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Games' refusals reach every app's API in the one error shape (kifu/http/errors.py): league
+        # and hooks services raise them too, so the owner registers them once, not each API.
+        from kifu.http.errors import refusal
+
+        from .engines.base import RuleError
+        from .errors import ServiceError
+        from .records import RecordError
+
+        refusal(ServiceError, status=lambda error: error.status)
+        refusal(RecordError, fields=("line",))
+        refusal(RuleError)

@@ -7,8 +7,7 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import ApiError
-from api.serializers import ErrorSerializer
+from kifu.http.errors import ApiError, ErrorSerializer
 
 from . import selectors, services
 from .models import Delivery, DeliveryAttempt, Webhook

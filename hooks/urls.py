@@ -1,8 +1,10 @@
-"""Webhook routes, mounted under /api/ by api/urls.py."""
+"""Webhook routes, mounted under /api/ by kifu/urls.py."""
 
 from django.urls import path
 
 from . import api
+
+app_name = "hooks"
 
 urlpatterns = [
     path("webhooks", api.WebhookListView.as_view(), name="webhook-list"),

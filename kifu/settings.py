@@ -46,7 +46,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
-    "api.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (api/guards.py)
+    "kifu.http.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (kifu/http/guards.py)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # web pages: the browser's language or the chosen one
@@ -133,7 +133,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "health_check_interval": 10,
 }
 # A request that queues a task while Redis is down gives up after about 1.5 s and answers
-# 503 service_unavailable (api/errors.py); what it stored is queued again by the sweeper.
+# 503 service_unavailable (kifu/http/errors.py); what it stored is queued again by the sweeper.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 1}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -196,16 +196,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "api.openapi.AutoSchema",  # AllowAny operations need no credentials
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "api.guards.Pagination",  # LimitOffsetPagination, limit at most 1000
-    # api/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400.
+    "DEFAULT_PAGINATION_CLASS": "kifu.http.guards.Pagination",  # LimitOffsetPagination, limit at most 1000
+    # kifu/http/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400.
     # JSON only: every operation has one body schema (a form cannot carry a nested move or config),
     # and a form or multipart body is a 415. The web pages' forms are Django views, not DRF.
-    "DEFAULT_PARSER_CLASSES": ["api.guards.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["kifu.http.guards.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "api.errors.exception_handler",
-    # api/throttles.py: one atomic Redis INCR per request (DRF's history list undercounts when racing)
-    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.AnonThrottle", "api.throttles.UserThrottle"],
+    "EXCEPTION_HANDLER": "kifu.http.errors.exception_handler",
+    # kifu/http/throttles.py: one atomic Redis INCR per request (DRF's history list undercounts when racing)
+    "DEFAULT_THROTTLE_CLASSES": ["kifu.http.throttles.AnonThrottle", "kifu.http.throttles.UserThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.rate("KIFU_THROTTLE_ANON", "600/minute"),
         "user": env.rate("KIFU_THROTTLE_USER", "6000/minute"),
@@ -236,12 +236,12 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.openapi.add_move_schemas",  # typed moves from the engines' action tables (after the enums)
-        "api.errors.document_error_responses",  # every operation: 400/401/403/404/409/429 as Error
+        "kifu.http.errors.document_error_responses",  # every operation: 400/401/403/404/409/429 as Error
     ],
 }
 
 if REDIS_URL:
-    # Timeouts: with Redis down or hung a request fails fast (503 service_unavailable, api/errors.py).
+    # Timeouts: with Redis down or hung a request fails fast (503 service_unavailable, kifu/http/errors.py).
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

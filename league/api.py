@@ -11,10 +11,10 @@ from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import ApiError
-from api.serializers import ErrorSerializer, GameSerializer
-from api.views import int_param
 from games.selectors import game_get
+from games.serializers import GameSerializer
+from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.params import int_param
 
 from . import selectors, services
 from . import serializers as s

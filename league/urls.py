@@ -1,6 +1,7 @@
-"""League API routes (players, clubs, ladders, challenges, matches), mounted under /api/."""
+"""League API routes (players, clubs, ladders, challenges, matches, tournaments), mounted under /api/
+by kifu/urls.py."""
 
-from django.urls import include, path
+from django.urls import path
 
 from . import api
 from .tournaments import api as api_tournaments
@@ -60,5 +61,4 @@ urlpatterns = [
         api_tournaments.TournamentStandingsCsvView.as_view(),
         name="tournament-standings-csv",
     ),
-    path("", include("league.seasons.urls")),  # seasonal leagues (league/seasons)
 ]

@@ -1,4 +1,4 @@
-"""The web log-in page, throttled like ``POST /api/token`` (api/throttles.py).
+"""The web log-in page, throttled like ``POST /api/token`` (kifu/http/throttles.py).
 
 At most ``KIFU_THROTTLE_LOGIN`` attempts per address, and a username that keeps failing is locked
 for a growing while; a refused attempt gets the form again with 429 and ``Retry-After``, before any
@@ -12,8 +12,8 @@ import math
 from django.contrib.auth import views as auth_views
 from django.utils.translation import gettext
 
-from api import throttles
-from api.errors import RETRY_AFTER_SECONDS, UNAVAILABLE
+from kifu.http import throttles
+from kifu.http.errors import RETRY_AFTER_SECONDS, UNAVAILABLE
 
 
 class LoginView(auth_views.LoginView):

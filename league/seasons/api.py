@@ -16,7 +16,7 @@ from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import ApiError
+from kifu.http.errors import ApiError
 from league.api import ERRORS, load_club, load_user, valid
 
 from . import selectors, services

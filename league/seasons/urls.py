@@ -1,8 +1,10 @@
-"""Seasonal-league routes, mounted under /api/ by league/urls.py."""
+"""Seasonal-league routes, mounted under /api/ by kifu/urls.py."""
 
 from django.urls import path
 
 from . import api
+
+app_name = "seasons"
 
 urlpatterns = [
     path("clubs/<slug:slug>/leagues", api.ClubLeagueListView.as_view(), name="club-leagues"),

@@ -13,7 +13,7 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import ApiError
+from kifu.http.errors import ApiError
 
 from ..api import ERRORS, load_club, load_user, valid
 from ..models import Tournament, TournamentBoard, TournamentRound

@@ -204,7 +204,7 @@ def tiny_rates():
     from django.test import override_settings
     from rest_framework.throttling import SimpleRateThrottle
 
-    from api import throttles
+    from kifu.http import throttles
 
     locmem = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hardening"}}
     with (
@@ -250,7 +250,7 @@ def test_the_login_endpoint_is_throttled_per_address(tiny_rates):
 
 
 def test_failed_logins_lock_the_account_for_a_growing_while(tiny_rates, settings):
-    from api import throttles
+    from kifu.http import throttles
 
     settings.KIFU_LOGIN_FAILURES, settings.KIFU_LOGIN_BACKOFF_SECONDS = 3, 30
     get_user_model().objects.create_user(username="aki", password="a-long-pass-1")
@@ -293,7 +293,7 @@ def test_the_web_login_form_is_throttled_and_backs_off_too(tiny_rates, settings)
 
 
 def test_a_burst_at_a_windows_edge_does_not_double_the_rate(tiny_rates):
-    from api.throttles import window_hit
+    from kifu.http.throttles import window_hit
 
     name, start = f"edge-{uuid.uuid4().hex}", 6_000_000.0  # a minute window starts here
     assert [window_hit(name, 60, 3, now=start + 59.5) for _ in range(3)] == [None, None, None]
@@ -362,7 +362,7 @@ def test_a_task_that_cannot_be_queued_is_a_503_not_a_500():
     from redis.exceptions import ConnectionError, TimeoutError
     from rest_framework.test import APIRequestFactory
 
-    from api.errors import exception_handler
+    from kifu.http.errors import exception_handler
 
     request = APIRequestFactory().post("/api/games/x/moves")
     for error in (OperationalError("Error 111 connecting"), ConnectionError("down"), TimeoutError("slow")):

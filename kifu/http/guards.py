@@ -1,12 +1,12 @@
-"""Input guards for the whole API: bodies, URLs and page sizes that the store could not take.
+"""Input guards for every app's API: bodies, URLs and page sizes that the store could not take.
 
 PostgreSQL refuses some input Python accepts: a NUL character in text or JSON (``\\u0000``), a
 lone UTF-16 surrogate (``\\ud800``, not encodable as UTF-8), a non-finite number in ``jsonb``
 (``1e999`` parses as infinity) and integers past 64 bits in ``LIMIT``; and a deeply nested body
 overflows Python's recursion limit while it is parsed. Left alone, each comes back as a 500. These
 guards turn them into a 400 at the edge, before any view runs, so every endpoint answers the same
-way without each serializer repeating the check. The checks themselves are ``games.records``'s,
-which applies them to record files.
+way without each serializer repeating the check. The checks themselves are ``kifu.storable``'s;
+``games.records`` applies them to record files too.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from django.http import HttpResponseBadRequest, JsonResponse
 from rest_framework import parsers
 from rest_framework.pagination import LimitOffsetPagination
 
-from games.records import text_problem, value_problem
+from kifu.storable import text_problem, value_problem
 
-# api.errors is imported inside the functions: it imports rest_framework.views, whose APIView reads
+# kifu.http.errors is imported inside the functions: it imports rest_framework.views, whose APIView reads
 # DEFAULT_PARSER_CLASSES - this module - while it loads.
 
 

@@ -1,12 +1,16 @@
-"""One error shape for the whole API: ``{"code": <stable string>, "message": <what to fix>}``.
+"""One error shape for every app's API: ``{"code": <stable string>, "message": <what to fix>}``.
 
-Validation errors add ``fields`` (field name -> messages). Rule errors from the engines and
-service errors keep their own codes; nothing reaches the client as a 500 HTML page.
+Validation errors add ``fields`` (field name -> messages). Apps' own refusals (the engines' rule
+errors, the services' errors, record errors) keep their codes: the app that owns an error class
+registers it with ``refusal`` from its AppConfig.ready, so this module imports no app; nothing
+reaches the client as a 500 HTML page.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db import DataError
 from django.http import Http404, JsonResponse
@@ -14,13 +18,9 @@ from django.views.defaults import page_not_found
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
-
-from games.engines.base import RuleError
-from games.records import RecordError
-from games.services import ServiceError
 
 log = logging.getLogger("kifu.api")
 # Redis (the Celery broker, the throttles' counters, the streams' notices) unreachable: the request
@@ -39,6 +39,14 @@ DRF_CODES = {
     exceptions.UnsupportedMediaType: "unsupported_media_type",
     exceptions.Throttled: "throttled",
 }
+
+
+# The one error shape, for the schema (#/components/schemas/Error). No docstring: it would become
+# the component's description.
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="A stable machine-readable error code.")
+    message = serializers.CharField(help_text="What was wrong and how to fix it.")
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False)
 
 
 class ApiError(exceptions.APIException):
@@ -64,19 +72,49 @@ def _flatten(detail) -> dict:
     return {"non_field_errors": [str(item) for item in (detail if isinstance(detail, list) else [detail])]}
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """How an app's error class is answered: ``status`` (a number, or read from the error), and the
+    error's attributes named in ``fields`` added to the body."""
+
+    status: int | Callable[[Exception], int]
+    fields: tuple[str, ...]
+
+
+_REFUSALS: dict[type[Exception], Refusal] = {}
+
+
+def refusal(
+    error_class: type[Exception],
+    *,
+    status: int | Callable[[Exception], int] = status.HTTP_400_BAD_REQUEST,
+    fields: tuple[str, ...] = (),
+) -> None:
+    """Answer ``error_class`` (and its subclasses) in the one error shape from its ``code`` and
+    ``message``. Called by the app that owns the class, from its AppConfig.ready (games: rule,
+    record and service errors). A subclass registered on its own is answered by its own entry."""
+    _REFUSALS[error_class] = Refusal(status=status, fields=fields)
+
+
+def _refused(exc: Exception) -> Response | None:
+    rule = next((_REFUSALS[cls] for cls in type(exc).__mro__ if cls in _REFUSALS), None)
+    if rule is None:
+        return None
+    extra = {name: getattr(exc, name) for name in rule.fields}
+    http_status = rule.status(exc) if callable(rule.status) else rule.status
+    return Response(error_body(exc.code, exc.message, **extra), status=http_status)
+
+
 def exception_handler(exc, context):
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message), status=exc.status_code)
-    if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message), status=exc.status)
-    if isinstance(exc, RecordError):
-        return Response(error_body(exc.code, exc.message, line=exc.line), status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, RuleError):
-        return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
+    refused = _refused(exc)
+    if refused is not None:
+        return refused
     if isinstance(exc, Http404):
         return Response(error_body("not_found", "no such object"), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, DataError):
-        # The last net for input the guards (api/guards.py) cannot see, such as a JSON string in a
+        # The last net for input the guards (kifu/http/guards.py) cannot see, such as a JSON string in a
         # form field that parses to infinity: PostgreSQL refused a value. The service's transaction
         # has rolled back, so nothing was stored; the client can fix the value.
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,0 +1,32 @@
+"""Query-string parameters read the same way by every app's API: a bad value is ``400 bad_parameter``
+with a message that names the parameter and its range."""
+
+from __future__ import annotations
+
+from .errors import ApiError
+
+
+def int_param(request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError("bad_parameter", f"{name} must be a whole number, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ApiError("bad_parameter", f"{name} must be from {low} to {high}")
+    return value
+
+
+def float_param(request, name: str, default: float, high: float) -> float:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ApiError("bad_parameter", f"{name} must be a number of seconds, not {raw!r}") from None
+    if not 0 <= value <= high:
+        raise ApiError("bad_parameter", f"{name} must be from 0 to {high:g} seconds")
+    return value
