@@ -1,0 +1,65 @@
+"""The HTTP kit (kifu/http): apps' own errors reach clients in the one error shape through the
+registry the kit keeps (it imports no app), and query parameters are refused with bad_parameter."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
+
+from games.engines.base import IllegalMove
+from games.errors import ServiceError
+from games.records import RecordError
+from kifu.http import errors
+from kifu.http.errors import ApiError, exception_handler, refusal
+from kifu.http.params import float_param, int_param
+
+CONTEXT = {"request": None}
+
+
+def test_games_errors_are_registered_by_the_games_app():
+    """GamesConfig.ready registers them: the kit answers them without importing games."""
+    rule = exception_handler(IllegalMove("you do not hold 10H", code="not_your_card"), CONTEXT)
+    assert (rule.status_code, rule.data) == (400, {"code": "not_your_card", "message": "you do not hold 10H"})
+    service = exception_handler(ServiceError("game_full", "every seat is taken", status=409), CONTEXT)
+    assert (service.status_code, service.data["code"]) == (409, "game_full")
+    record = exception_handler(RecordError(3, "bad_json", "not valid JSON"), CONTEXT)
+    assert (record.status_code, record.data) == (400, {"code": "bad_json", "message": "not valid JSON", "line": 3})
+
+
+def test_the_most_specific_registration_answers_and_unknown_errors_are_left_alone(monkeypatch):
+    monkeypatch.setattr(errors, "_REFUSALS", dict(errors._REFUSALS))
+
+    class Refused(Exception):
+        def __init__(self, code: str, message: str) -> None:
+            super().__init__(message)
+            self.code, self.message, self.where = code, message, "here"
+
+    class Gone(Refused):
+        pass
+
+    assert exception_handler(Refused("nope", "no"), CONTEXT) is None  # not registered: a 500, as before
+    refusal(Refused, status=409)
+    refusal(Gone, status=lambda error: 410, fields=("where",))
+    assert exception_handler(Refused("nope", "no"), CONTEXT).status_code == 409
+    gone = exception_handler(Gone("gone", "it went"), CONTEXT)
+    assert (gone.status_code, gone.data) == (410, {"code": "gone", "message": "it went", "where": "here"})
+
+
+def query(string: str) -> Request:
+    return Request(APIRequestFactory().get(f"/api/x?{string}"))
+
+
+def test_params_take_defaults_and_refuse_what_is_out_of_range():
+    assert int_param(query(""), "limit", 500, 1, 1000) == 500
+    assert int_param(query("limit=7"), "limit", 500, 1, 1000) == 7
+    assert float_param(query("wait=2.5"), "wait", 0.0, 30) == 2.5
+    for string, read in [
+        ("limit=abc", lambda r: int_param(r, "limit", 500, 1, 1000)),
+        ("limit=0", lambda r: int_param(r, "limit", 500, 1, 1000)),
+        ("wait=31", lambda r: float_param(r, "wait", 0.0, 30)),
+        ("wait=soon", lambda r: float_param(r, "wait", 0.0, 30)),
+    ]:
+        with pytest.raises(ApiError) as refused:
+            read(query(string))
+        assert refused.value.code == "bad_parameter" and refused.value.status_code == 400
