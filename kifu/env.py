@@ -30,6 +30,7 @@ DATABASE_ENGINES = {
     "django.db.backends.sqlite3": "SQLite",
 }
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+HEADER_NAME = re.compile(r"^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Keys anyone can read in this repository: the old built-in default and deploy/kifu.env.example's.
 PUBLIC_SECRET_KEYS = (
@@ -111,6 +112,17 @@ class Env:
             self._bad(name, value, f"must be one of {', '.join(choice for choice in choices if choice)}")
             return default
         return value.upper()
+
+    def https_header(self, name: str) -> tuple[str, str] | None:
+        """``SECURE_PROXY_SSL_HEADER`` from a header name (``X-Forwarded-Proto``) that a proxy of ours
+        sets to ``https`` on an https request; None when unset (the request's own scheme counts)."""
+        value = self.environ.get(name, "").strip()
+        if not value:
+            return None
+        if not HEADER_NAME.match(value):
+            self._bad(name, value, "must be an HTTP header name such as X-Forwarded-Proto, or empty")
+            return None
+        return "HTTP_" + value.upper().replace("-", "_"), "https"
 
     def database(self, name: str, **options) -> dict | None:
         """``DATABASE_URL`` parsed by dj-database-url; only PostgreSQL (or SQLite) is supported."""

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
+    "kifu.security.SecurityHeadersMiddleware",  # Content-Security-Policy and Permissions-Policy
     "kifu.http.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (kifu/http/guards.py)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -268,6 +269,44 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+
+# ---- HTTPS and security headers (issue 23; deploy/nginx.conf terminates TLS) -----------------------
+# The proxy's header that says a request came in over https (nginx.conf sets X-Forwarded-Proto),
+# honoured only when named here: without a proxy a client could send it. Set, Django also redirects
+# plain http to https (nginx does the same first), so the real stack can be served over https only.
+SECURE_PROXY_SSL_HEADER = env.https_header("KIFU_PROXY_SSL_HEADER")
+SECURE_SSL_REDIRECT = env_bool("KIFU_SSL_REDIRECT", SECURE_PROXY_SSL_HEADER is not None)
+# Cookies only over https, except in embedded mode (a laptop on http://127.0.0.1). The real stack
+# on plain http (no TLS in front) must say KIFU_SECURE_COOKIES=false, or no log-in would hold.
+KIFU_SECURE_COOKIES = env_bool("KIFU_SECURE_COOKIES", not EMBEDDED)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = LANGUAGE_COOKIE_SECURE = KIFU_SECURE_COOKIES
+# The language choice outlives the browser session (the cookie would otherwise end with it).
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+# HSTS is sent only on https responses (SecurityMiddleware), so it costs nothing on http; a year, all
+# subdomains, and preload-eligible by default on the real stack - set KIFU_HSTS_SECONDS=0 to turn it off.
+SECURE_HSTS_SECONDS = env.integer("KIFU_HSTS_SECONDS", 0 if EMBEDDED else 31_536_000, minimum=0, maximum=63_072_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("KIFU_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("KIFU_HSTS_PRELOAD", True)
+# Content-Security-Policy (kifu/security.py; Django 5.2 has none built in - the name and shape are
+# Django 6.0's, so moving to its middleware is a settings change). Every script and style is a file
+# of ours: no inline script, no inline style, nothing from another origin.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],  # data: only for the empty favicon (base.html)
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],  # the pages' fetches and streams
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# Browser features no page uses, switched off for every page and anything it could embed.
+KIFU_PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()"
+)
 
 # ---- web pages: languages, log-in and scripts (web/) ---------------------------------------------
 # English and Japanese; LocaleMiddleware picks the language from the set_language cookie, else the

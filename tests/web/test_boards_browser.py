@@ -133,3 +133,40 @@ def test_without_a_stream_the_play_page_polls(stack, browser):  # noqa: F811 - f
     expect(page.locator('.nc-player[data-seat="0"] .slot.now .card.back')).to_have_count(1)
     assert page.stream_opens == [] and len(page.state_reads) >= 2
     assert page.js_errors == []
+
+
+def test_a_hidden_line_reads_hidden_by_a_moderator_in_both_languages(stack, browser, shots):  # noqa: F811
+    """Issue 23: the story board and the event list say "hidden by a moderator: <reason>" - never
+    [object Object] - and the same words of the other player stay on the board."""
+    from playwright.sync_api import expect
+
+    aki, ben, viewer = Player(stack.base_url), Player(stack.base_url), Player(stack.base_url)
+    game_id = aki.create_game("believers", [aki.name, ben.name])["id"]  # aki set the table: a moderator
+    for player, move in [
+        (aki, {"type": "contribute", "text": "yes"}),
+        (ben, {"type": "contribute", "text": "yes"}),
+        (aki, {"type": "propose_final_ritual"}),
+        (ben, {"type": "agree_final_ritual"}),
+        (aki, {"type": "commit_choice", "choice": "stay"}),
+        (ben, {"type": "commit_choice", "choice": "depart"}),
+    ]:
+        assert player.move(game_id, move).status_code == 200
+    hidden = aki.post(f"/api/games/{game_id}/events/1/hide", {"reason": "a real address"})
+    assert hidden.status_code == 201, hidden.text
+    page = new_page(browser, stack)
+    log_in(page, viewer.name)
+    page.goto(f"/games/{game_id}/replay?at=6&as=all")
+    story = page.locator('#board [data-key="story"] li')
+    expect(story).to_have_count(2)
+    expect(story.nth(0).locator(".moderated")).to_have_text("hidden by a moderator: a real address")
+    expect(story.nth(1)).to_contain_text("yes")
+    expect(page.locator("#events li").first).to_have_text(f"{aki.name}: hidden by a moderator: a real address")
+    expect(page.locator("#events li").nth(1)).to_have_text(f"{ben.name}: yes")
+    shots(page, "story-hidden-line")
+    page.select_option("#language-select", "ja")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    expect(story.nth(0).locator(".moderated")).to_have_text("モデレーターにより非表示: a real address")
+    expect(page.locator("#events li").first).to_have_text(f"{aki.name}: モデレーターにより非表示: a real address")
+    assert "[object Object]" not in page.content() and "'hidden'" not in page.content()
+    shots(page, "story-hidden-line-ja")
+    assert page.js_errors == []

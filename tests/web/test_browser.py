@@ -50,8 +50,10 @@ def browser():
         _unavailable("the playwright package is missing: pip install -r requirements-dev.txt")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium.csp_violations = []  # every page's (new_page): the test fails on any
         yield chromium
         chromium.close()
+    assert chromium.csp_violations == [], "the pages broke the Content-Security-Policy (kifu/security.py)"
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +86,11 @@ def new_page(browser, stack, locale: str = "en-US"):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors
+    # Chromium reports each blocked script, style, image or connection on the console.
+    violations = browser.csp_violations
+    page.on(
+        "console", lambda m: violations.append(f"{page.url}: {m.text}") if "Content Security Policy" in m.text else None
+    )
     # The play page's reads of the state, and the streams it opened (Playwright request events).
     page.state_reads, page.stream_opens = [], []
     page.on("request", lambda r: page.state_reads.append(r.url) if r.url.split("?")[0].endswith("/state") else None)
@@ -304,3 +311,19 @@ def test_language_follows_the_browser_and_the_switch(stack, browser, shots):
     page.select_option("#language-select", "en")
     expect(page.locator("h2").last).to_have_text("Recent games")
     assert japanese.js_errors == [] and page.js_errors == []
+
+
+def test_the_api_docs_and_the_admin_keep_to_the_content_security_policy(stack, browser):
+    """Third-party pages too: Swagger UI (its setup script a file), Redoc (no Google Fonts) and the
+    admin's log-in render with no CSP violation (the ``browser`` fixture fails the test on any)."""
+    from playwright.sync_api import expect
+
+    page = new_page(browser, stack)
+    page.goto("/api/docs")
+    expect(page.locator(".swagger-ui .info")).to_contain_text("Kifu API", timeout=TIMEOUT_MS)
+    page.goto("/api/redoc")
+    redoc_title = "() => [...document.querySelectorAll('h1')].some((h) => h.textContent.includes('Kifu API'))"
+    page.wait_for_function(redoc_title, timeout=2 * TIMEOUT_MS)
+    page.goto("/admin/login/")
+    expect(page.locator("#login-form")).to_be_visible()
+    assert page.js_errors == []
