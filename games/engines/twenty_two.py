@@ -40,9 +40,10 @@ penalty totals (lower is better), or in the gambling variant each player's net c
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 from math import comb
+from operator import ge
 
 from .base import (
     Action,
@@ -335,7 +336,7 @@ class TwentyTwo(Engine):
         )
         if config["stakes_enabled"]:
             stake = config["stake"]
-            state = replace(
+            state = _evolve(
                 state,
                 balances=tuple(b - stake for b in state.balances),
                 pot=stake * seats,
@@ -379,7 +380,7 @@ class TwentyTwo(Engine):
 
     def total(self, state: TwentyTwoState, seat: int) -> int:
         scheme = state.config["card_values"]
-        return sum(penalty_value(rank_of(c), scheme) for c in state.penalties[seat])
+        return sum(penalty_value(RANK[c], scheme) for c in state.penalties[seat])
 
     # ---- chance -------------------------------------------------------------------------------
     def chance_due(self, state: TwentyTwoState) -> str | None:
@@ -449,7 +450,7 @@ class TwentyTwo(Engine):
                     f"dealer_pick must name one of seats {list(state.draw_pool)}, not {dealer!r}",
                     code="bad_dealer_pick",
                 )
-            return replace(state, phase="deal", dealer=dealer, last_draw=())
+            return _evolve(state, phase="deal", dealer=dealer, last_draw=())
         if due == "dealer_draw":
             return self._apply_dealer_draw(state, data)
         return self._apply_deal(state, data)
@@ -481,7 +482,7 @@ class TwentyTwo(Engine):
                 bad(f"the last round of the dealer draw must have one highest card; seats {sorted(pool)} tie")
             if not last and len(pool) == 1:
                 bad(f"round {number} already has a single highest card; no further round may follow")
-        return replace(state, phase="deal", dealer=pool.pop(), last_draw=tuple(parsed))
+        return _evolve(state, phase="deal", dealer=pool.pop(), last_draw=tuple(parsed))
 
     def _apply_deal(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
         hands, stock = data.get("hands"), data.get("stock")
@@ -508,7 +509,7 @@ class TwentyTwo(Engine):
         if not all(isinstance(c, str) for c in dealt) or sorted(dealt) != sorted(self._available(state)):
             bad("the hands and the stock must hold every card of the pack once, except the penalty piles")
         empty = tuple(() for _ in range(state.seats))
-        state = replace(
+        state = _evolve(
             state,
             deal_no=state.deal_no + 1,
             deal_size=size,
@@ -523,7 +524,7 @@ class TwentyTwo(Engine):
             leader=self._next_active(state, state.dealer),
         )
         if state.config["exchange_enabled"]:
-            return replace(state, phase="exchange", exchange_queue=self._deal_order(state))
+            return _evolve(state, phase="exchange", exchange_queue=self._deal_order(state))
         return self._start_play(state)
 
     # ---- turns --------------------------------------------------------------------------------
@@ -548,21 +549,33 @@ class TwentyTwo(Engine):
             return []
         hand = state.hands[seat]
         if state.phase == "exchange":
-            most = min(len(hand), len(state.stock))
-            return [{"type": "exchange", "cards": list(c)} for k in range(most + 1) for c in combinations(hand, k)]
+            return [{"type": "exchange", "cards": [*c]} for c in _subsets(hand, min(len(hand), len(state.stock)))]
         if state.phase == "buy_back":
             moves = [{"type": "buy_back"}] if self._can_afford(state, seat) else []
             return moves + [{"type": "decline_buy_back"}]
         if not state.trick:
             moves, largest = [], min(self._max_lead(state), len(hand) - 1)
-            for rank in sorted({rank_of(c) for c in hand}):
-                same = [c for c in hand if rank_of(c) == rank]
+            by_rank: dict[int, list[str]] = {}
+            for card in hand:
+                by_rank.setdefault(RANK[card], []).append(card)
+            for rank in sorted(by_rank):
+                same = by_rank[rank]
                 for k in range(1, min(len(same), largest) + 1):
-                    moves.extend({"type": "lead", "cards": list(c)} for c in combinations(same, k))
+                    moves.extend({"type": "lead", "cards": [*c]} for c in combinations(same, k))
             return moves
+        # _follow_kind for every candidate at once: the bar, the hand's lowest ranks and each card's
+        # rank are looked up once, not once per candidate.
         size = len(state.trick[0].cards)
+        ranks = [RANK[c] for c in hand]
+        lowest = sorted(ranks)[:size]
+        if state.config["set_follow_rule"] == "pairwise":
+            need = sorted(RANK[c] for c in state.bar)
+        else:
+            need = [max(RANK[c] for p in state.trick for c in p.cards)] * size
         return [
-            {"type": "follow", "cards": list(c)} for c in combinations(hand, size) if self._follow_kind(state, hand, c)
+            {"type": "follow", "cards": [*cards]}
+            for cards, candidate in zip(combinations(hand, size), combinations(ranks, size), strict=True)
+            if all(map(ge, ascending := sorted(candidate), need)) or ascending == lowest
         ]
 
     def deadline(self, state: TwentyTwoState) -> Deadline | None:
@@ -657,7 +670,7 @@ class TwentyTwo(Engine):
                 message = f"you may exchange at most {len(state.stock)} cards: that is all the stock holds"
             raise IllegalMove(message, code="exchange_exceeds_stock")
         kept = tuple(c for c in state.hands[seat] if c not in cards)
-        state = replace(
+        state = _evolve(
             state,
             hands=_put(state.hands, seat, _sorted(kept + state.stock[:k])),
             stock=state.stock[k:],
@@ -668,7 +681,7 @@ class TwentyTwo(Engine):
         return state if state.exchange_queue else self._start_play(state)
 
     def _start_play(self, state: TwentyTwoState) -> TwentyTwoState:
-        state = replace(state, phase="play", exchange_queue=())
+        state = _evolve(state, phase="play", exchange_queue=())
         return self._maybe_final_trick(state)
 
     def _lead(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
@@ -683,7 +696,7 @@ class TwentyTwo(Engine):
                 f"a lead must leave at least one card in your hand: lead at most {len(state.hands[seat]) - 1}",
                 code="lead_must_leave_card",
             )
-        state = replace(
+        state = _evolve(
             state,
             hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
             trick=(Play(seat, cards, True),),
@@ -693,17 +706,17 @@ class TwentyTwo(Engine):
         return self._after_play(state)
 
     def _follow_kind(self, state: TwentyTwoState, hand, cards) -> str | None:
-        """``"beat"``, ``"low"`` or None for a follow of ``cards`` from ``hand`` (section 3.1)."""
-        ranks = sorted((rank_of(c) for c in cards), reverse=True)
+        """``"beat"``, ``"low"`` or None for a follow of ``cards`` from ``hand`` (section 3.1).
+
+        ``legal_moves`` applies the same test to every candidate at once."""
+        ranks = sorted(RANK[c] for c in cards)  # compared low to high: the same pairs as high to low
         if state.config["set_follow_rule"] == "pairwise":
-            bar = sorted((rank_of(c) for c in state.bar), reverse=True)
-            beat = all(f >= b for f, b in zip(ranks, bar, strict=True))
+            beat = all(map(ge, ranks, sorted(RANK[c] for c in state.bar)))
         else:
-            beat = ranks[-1] >= max(rank_of(c) for p in state.trick for c in p.cards)
+            beat = ranks[0] >= max(RANK[c] for p in state.trick for c in p.cards)
         if beat:
             return "beat"
-        lowest = sorted(rank_of(c) for c in hand)[: len(cards)]
-        return "low" if ranks[::-1] == lowest else None
+        return "low" if ranks == sorted(RANK[c] for c in hand)[: len(cards)] else None
 
     def _follow(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
         size = len(state.trick[0].cards)
@@ -724,7 +737,7 @@ class TwentyTwo(Engine):
                 code="follow_neither_beat_nor_lowest",
             )
         beat = kind == "beat"
-        state = replace(
+        state = _evolve(
             state,
             hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
             trick=state.trick + (Play(seat, cards, beat),),
@@ -742,7 +755,7 @@ class TwentyTwo(Engine):
             top = max(rank_of(c) for p in state.trick for c in p.cards)
             winner = [p.seat for p in state.trick if any(rank_of(c) == top for c in p.cards)][-1]
         leader = winner if state.status[winner] == "active" else self._next_active(state, winner)
-        state = replace(
+        state = _evolve(
             state,
             tricks=state.tricks + (Trick(state.trick, winner),),
             trick=(),
@@ -763,13 +776,13 @@ class TwentyTwo(Engine):
         for seat, card in final:
             if seat in losers:
                 penalties[seat] = penalties[seat] + (card,)
-        state = replace(state, penalties=tuple(penalties))
+        state = _evolve(state, penalties=tuple(penalties))
         threshold = state.config["elimination_threshold"]
         reached = tuple(s for s in losers if self.total(state, s) >= threshold)
         revealed = state.discards if state.config["reveal_exchange_discards_at_deal_end"] else None
         empty = tuple(() for _ in range(state.seats))
         result = DealResult(state.deal_no, final, losers, reached, revealed_discards=revealed)
-        state = replace(
+        state = _evolve(
             state,
             results=state.results + (result,),
             hands=empty,
@@ -786,7 +799,7 @@ class TwentyTwo(Engine):
                 limit = config["buyback_limit_per_player"]
                 eligible = tuple(s for s in reached if state.buy_backs[s] < limit)
         if eligible:
-            return replace(state, phase="buy_back", eligible=eligible, undecided=eligible, bought=())
+            return _evolve(state, phase="buy_back", eligible=eligible, undecided=eligible, bought=())
         return self._finish_deal(state)
 
     def _next_size(self, state: TwentyTwoState, losing_rank: int) -> int:
@@ -804,10 +817,10 @@ class TwentyTwo(Engine):
                 f"a buy-back costs {state.config['stake']} chips and you hold {state.balances[seat]}",
                 code="buy_back_unaffordable",
             )
-        state = replace(state, undecided=tuple(s for s in state.undecided if s != seat))
+        state = _evolve(state, undecided=tuple(s for s in state.undecided if s != seat))
         if buy:
             stake = state.config["stake"]
-            state = replace(
+            state = _evolve(
                 state,
                 bought=state.bought + (seat,),
                 buy_backs=_put(state.buy_backs, seat, state.buy_backs[seat] + 1),
@@ -834,8 +847,8 @@ class TwentyTwo(Engine):
             else:
                 status[seat], eliminated_in[seat] = "out", result.deal
                 out.append(seat)
-        result = replace(result, bought_back=state.bought, eliminated=tuple(out))
-        state = replace(
+        result = _evolve(result, bought_back=state.bought, eliminated=tuple(out))
+        state = _evolve(
             state,
             status=tuple(status),
             eliminated_in=tuple(eliminated_in),
@@ -855,8 +868,8 @@ class TwentyTwo(Engine):
         if self._hand_size(state) < 1:
             return self._end(state, "pack_exhausted")
         if len(pool) == 1:
-            return replace(state, phase="deal", dealer=pool[0], draw_pool=(), last_draw=())
-        return replace(state, phase="dealer", dealer=None, draw_pool=pool)
+            return _evolve(state, phase="deal", dealer=pool[0], draw_pool=(), last_draw=())
+        return _evolve(state, phase="dealer", dealer=None, draw_pool=pool)
 
     # ---- end of game --------------------------------------------------------------------------
     def _game_ends(self, state: TwentyTwoState) -> bool:
@@ -879,7 +892,7 @@ class TwentyTwo(Engine):
             winners = tuple(s for s in pool if self.total(state, s) == best)
         else:
             winners = pool
-        state = replace(state, phase="over", ended_by=reason, winners=winners, dealer=None, draw_pool=())
+        state = _evolve(state, phase="over", ended_by=reason, winners=winners, dealer=None, draw_pool=())
         if state.config["stakes_enabled"] and winners and state.pot:
             share, rest = divmod(state.pot, len(winners))
             balances, ledger = list(state.balances), list(state.ledger)
@@ -888,7 +901,7 @@ class TwentyTwo(Engine):
                 ledger.append(LedgerEntry("pot_award", seat, share, state.deal_no))
             if rest:
                 ledger.append(LedgerEntry("pot_carry", None, rest, state.deal_no))
-            state = replace(state, balances=tuple(balances), ledger=tuple(ledger), pot=rest)
+            state = _evolve(state, balances=tuple(balances), ledger=tuple(ledger), pot=rest)
         return state
 
     # ---- system events ------------------------------------------------------------------------
@@ -903,7 +916,7 @@ class TwentyTwo(Engine):
         """
         if state.status[seat] != "active":
             raise IllegalMove(f"seat {seat} is no longer in the game", code="not_in_game")
-        state = replace(
+        state = _evolve(
             state,
             status=_put(state.status, seat, "resigned"),
             resigned_order=state.resigned_order + (seat,),
@@ -916,7 +929,7 @@ class TwentyTwo(Engine):
         if state.phase != "buy_back" and self._game_ends(state):
             return self._end(state, "resignation")
         if state.leader == seat and not state.trick:
-            state = replace(state, leader=self._next_active(state, seat))
+            state = _evolve(state, leader=self._next_active(state, seat))
         if state.phase == "dealer":
             return self._choose_dealer(state, state.draw_pool or self._active(state))
         if state.phase == "deal" and state.dealer == seat:
@@ -1143,6 +1156,31 @@ def _mixed_completions(chosen: list[str], left: Counter, remaining: int, need: i
     if ranks:
         return comb(remaining, need) - comb(left[ranks.pop()], need)
     return comb(remaining, need) - sum(comb(n, need) for n in left.values())
+
+
+_SUBSETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
+
+
+def _subsets(hand: tuple[str, ...], most: int) -> tuple[tuple[str, ...], ...]:
+    """Every subset of ``hand`` of at most ``most`` cards, by size then in hand order (the exchange
+    choices: up to 2,048), built once per hand and kept for the last few hands asked about."""
+    key = (hand, most)
+    found = _SUBSETS.get(key)
+    if found is None:
+        if len(_SUBSETS) >= 64:
+            _SUBSETS.clear()
+        found = _SUBSETS[key] = tuple(c for k in range(most + 1) for c in combinations(hand, k))
+    return found
+
+
+def _evolve(state, **changes):
+    """A copy of a frozen dataclass with ``changes``: ``dataclasses.replace`` without rebuilding
+    every field through ``__init__`` (a state has 37 fields and is copied several times a move)."""
+    new = object.__new__(type(state))
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
 
 
 def _put(values: tuple, index: int, value) -> tuple:

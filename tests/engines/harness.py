@@ -24,8 +24,28 @@ GARBAGE_MOVES = (
 )
 
 
+# json.dumps with these arguments builds this same encoder on every call; the harness encodes
+# millions of moves, so it is built once.
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def canonical(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODE(obj)
+
+
+class SeenMoves:
+    """Every move listed so far, by canonical JSON, in first-seen order (sampled by position)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, dict] = {}
+        self.keys: list[str] = []
+
+    def add(self, encoded: list[str], moves: list[dict]) -> None:
+        by_key = self.by_key
+        for key, move in zip(encoded, moves, strict=True):
+            if key not in by_key:
+                by_key[key] = move
+                self.keys.append(key)
 
 
 def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | None = None, *, checks: bool = True):
@@ -40,7 +60,7 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
     state = engine.setup(config, seats)
     events: list[dict] = []
     states = [state]
-    seen_moves: dict[str, dict] = {}  # every move listed so far, by canonical JSON, in first-seen order
+    seen_moves = SeenMoves()
     while engine.outcome(state) is None:
         assert len(events) < engine.max_events, f"{engine.slug}: no end after {len(events)} events"
         due = engine.chance_due(state)
@@ -51,17 +71,19 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
             actors = sorted(engine.actors(state))
             deadline = engine.deadline(state)
             if checks:
-                _check_moves(engine, state, seats, seen_moves, chooser)
+                checked = _check_moves(engine, state, seats, seen_moves, chooser)
             if deadline is not None and (not actors or chooser.random() < 0.1):
                 event = {"kind": "system", "data": {"type": "close_window", "window": deadline.window}}
             else:
                 assert actors, f"{engine.slug}: nobody may act, no chance due, no window open"
                 seat = chooser.choice(actors)
-                moves = engine.legal_moves(state, seat)
+                # With checks, the moves (listed twice in the same order) and their encodings
+                # come from _check_moves; the list of moves seen so far serves only its checks.
+                moves = checked[seat][0] if checks else engine.legal_moves(state, seat)
                 assert moves, f"{engine.slug}: seat {seat} may act but has no legal move"
                 move = chooser.choice(moves)
-                for listed in moves:
-                    seen_moves.setdefault(canonical(listed), listed)
+                if checks:
+                    seen_moves.add(checked[seat][1], moves)
                 event = {"kind": "move", "seat": seat, "data": move}
         state = engine.apply(state, event)
         events.append(event)
@@ -75,12 +97,17 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
     return events, states
 
 
-def _check_moves(engine: Engine, state, seats: int, seen_moves: dict[str, dict], chooser: random.Random) -> None:
+def _check_moves(
+    engine: Engine, state, seats: int, seen_moves: SeenMoves, chooser: random.Random
+) -> dict[int, tuple[list[dict], list[str]]]:
+    """Check every seat's legal moves here; returns each seat's moves and their canonical JSON."""
     actors = engine.actors(state)
+    checked = {}
     for seat in range(seats):
         moves = engine.legal_moves(state, seat)
         assert moves == engine.legal_moves(state, seat), "legal moves must come in a stable order"
         encoded = [canonical(m) for m in moves]
+        checked[seat] = (moves, encoded)
         listed = set(encoded)
         assert len(listed) == len(encoded), f"duplicate legal moves for seat {seat}"
         if seat not in actors:
@@ -88,17 +115,16 @@ def _check_moves(engine: Engine, state, seats: int, seen_moves: dict[str, dict],
         for move in moves if len(moves) <= SAMPLE else chooser.sample(moves, SAMPLE):
             engine.apply(state, {"kind": "move", "seat": seat, "data": move})
         # Sampled by position, not by filtering them all: some games list thousands of distinct moves.
-        keys = list(seen_moves) if len(seen_moves) <= SAMPLE else None
-        if keys is None:
-            order = list(seen_moves.keys())  # dicts keep insertion order
-            keys = [order[i] for i in chooser.sample(range(len(order)), SAMPLE)]
-        for move in [seen_moves[key] for key in keys if key not in listed] + list(GARBAGE_MOVES):
+        order = seen_moves.keys
+        keys = order if len(order) <= SAMPLE else [order[i] for i in chooser.sample(range(len(order)), SAMPLE)]
+        for move in [seen_moves.by_key[key] for key in keys if key not in listed] + list(GARBAGE_MOVES):
             try:
                 engine.apply(state, {"kind": "move", "seat": seat, "data": move})
             except RuleError as error:
                 assert error.code and error.message
             else:
                 raise AssertionError(f"seat {seat}: unlisted move {move} was accepted")
+    return checked
 
 
 def check_no_leaks(engine: Engine, state, events: list[dict], seats: int) -> None:
@@ -110,7 +136,10 @@ def check_no_leaks(engine: Engine, state, events: list[dict], seats: int) -> Non
         text = "\n".join(
             [canonical(engine.view(state, seat))] + [canonical(engine.event_view(state, e, seat)) for e in events]
         )
-        leaked = sorted(token for token in hidden if f'"{token}"' in text)
+        # A token without a quote appears as '"token"' in the text exactly when it is one of the
+        # pieces between two consecutive quotes; one split finds them all at once.
+        quoted = set(text.split('"')[1:-1])
+        leaked = sorted(token for token in hidden if (token in quoted if '"' not in token else f'"{token}"' in text))
         assert not leaked, f"seat {seat} can see hidden {leaked}"
 
 

@@ -11,6 +11,7 @@ on a short config (3-card deals, out at 6) over every seat count, in full on the
 """
 
 import json
+from itertools import combinations
 
 import pytest
 
@@ -280,6 +281,68 @@ def test_all_at_least_highest_alternative():
     state = play(state, *(move(s, "exchange", []) for s in range(3)))
     state = play(state, move(0, "lead", ["10S"]), move(1, "follow", ["KS"]))
     assert [m["cards"] for m in ENGINE.legal_moves(state, 2)] == [["2C"]]
+
+
+def _reference_moves(state, seat):
+    """Legal moves by the plain rules, enumerated the slow way (what legal_moves computes at once)."""
+    if seat not in ENGINE.actors(state):
+        return []
+    hand = state.hands[seat]
+    if state.phase == "exchange":
+        most = min(len(hand), len(state.stock))
+        return [{"type": "exchange", "cards": list(c)} for k in range(most + 1) for c in combinations(hand, k)]
+    if state.phase == "buy_back":
+        return ([{"type": "buy_back"}] if ENGINE._can_afford(state, seat) else []) + [{"type": "decline_buy_back"}]
+    if not state.trick:
+        largest = min(ENGINE._max_lead(state), len(hand) - 1)
+        moves = []
+        for rank in sorted({rank_of(c) for c in hand}):
+            same = [c for c in hand if rank_of(c) == rank]
+            for k in range(1, min(len(same), largest) + 1):
+                moves.extend({"type": "lead", "cards": list(c)} for c in combinations(same, k))
+        return moves
+    size, moves = len(state.trick[0].cards), []
+    lowest = sorted(rank_of(c) for c in hand)[:size]
+    for cards in combinations(hand, size):
+        ranks = sorted((rank_of(c) for c in cards), reverse=True)
+        if state.config["set_follow_rule"] == "pairwise":
+            bar = sorted((rank_of(c) for c in state.bar), reverse=True)
+            beat = all(f >= b for f, b in zip(ranks, bar, strict=True))
+        else:
+            beat = ranks[-1] >= max(rank_of(c) for play in state.trick for c in play.cards)
+        if beat or ranks[::-1] == lowest:
+            moves.append({"type": "follow", "cards": list(cards)})
+    return moves
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        None,
+        {**SHORT, "num_packs": 2, "first_deal_size": 6},
+        {"set_follow_rule": "all_at_least_highest", "trick_winner_rule": "highest_single_card"},
+        {"max_lead_set": 2, "card_values": "cucumber", "elimination_threshold": 40},
+        GAMBLE,
+    ],
+)
+def test_legal_moves_equal_the_plain_enumeration(config):
+    """legal_moves (subsets built once per hand, ranks looked up once per position) lists the same
+    moves in the same order as the rules enumerated naively; every follow it leaves out is refused."""
+    positions = 0
+    for seats in (3, 5, 8) if config != GAMBLE else (3, 5):
+        _, states = random_playthrough(ENGINE, seats, 3, config, checks=False)
+        for state in states[:: max(1, len(states) // 80)]:
+            for seat in range(seats):
+                listed = ENGINE.legal_moves(state, seat)
+                assert listed == _reference_moves(state, seat)
+                if listed and state.phase == "play" and state.trick:
+                    for cards in combinations(state.hands[seat], len(state.trick[0].cards)):
+                        move = {"type": "follow", "cards": list(cards)}
+                        if move not in listed:
+                            with pytest.raises(RuleError):
+                                ENGINE.apply(state, {"kind": "move", "seat": seat, "data": move})
+                positions += 1
+    assert positions > 300
 
 
 # ---- error codes ------------------------------------------------------------------------------
