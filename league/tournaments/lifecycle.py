@@ -34,7 +34,7 @@ from kifu.locking import lock_by_id
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
-from ..services.clubs import is_organiser, require_member, require_organiser
+from ..services.clubs import require_member, require_organiser
 from ..services.matches import game_ranking
 from ..services.results import league_game_finished
 from .boards import active_players, complete_check, create_round, decide, round_waiting, tournament_lock
@@ -356,7 +356,3 @@ def _match_game_finished(link: dict, game_id, now: datetime) -> bool:
     decide(board, tournament, match.result, Decided.MATCH, now=now, scores=totals)
     complete_check(tournament, board)
     return True
-
-
-def can_manage(tournament: Tournament, user) -> bool:
-    return is_organiser(tournament.club_id, user)
