@@ -285,7 +285,10 @@ class Action:
 
     def check(self, data: dict) -> None:
         """Refuse unknown fields, wrong types, values not allowed and oversized values."""
-        unknown = [key for key in data if key != "type" and key != "reason" and key not in self.params]
+        fields = self.__dict__.get("_fields")
+        if fields is None:
+            fields = self.__dict__["_fields"] = frozenset(("type", "reason", *self.params))
+        unknown = [] if data.keys() <= fields else [key for key in data if key not in fields]
         if unknown:
             takes = ", ".join(f'"{name}"' for name in self.params) or "no parameters"
             shown = ", ".join(repr(key)[:40] for key in unknown[:5])
@@ -355,7 +358,16 @@ class Engine:
 
     def validate_config(self, config: dict | None) -> dict:
         """Full config with defaults filled in; unknown keys and bad values raise ConfigError."""
-        config = {} if config is None else config
+        if config is None or config == {}:
+            # Most games use the defaults: check them once per engine, hand out a copy each time.
+            defaults = self.__dict__.get("_default_config")
+            if defaults is None:
+                defaults = self.__dict__["_default_config"] = self._validate_config({})
+            return dict(defaults)
+        return self._validate_config(config)
+
+    def _validate_config(self, config: dict) -> dict:
+        """``validate_config`` itself, every time."""
         if not isinstance(config, dict):
             raise ConfigError(f"config must be a JSON object, not {type(config).__name__}")
         known = {flag.name: flag for flag in self.flags}
@@ -530,6 +542,20 @@ class Engine:
         for event in events:
             state = self.apply(state, event)
         return state
+
+
+def evolve(state: Any, **changes: Any) -> Any:
+    """A copy of a frozen dataclass ``state`` with ``changes``: ``dataclasses.replace`` without its cost.
+
+    ``replace`` rebuilds the object through ``__init__`` field by field; a game's hot path copies its
+    state several times per event, so this copies the instance dict instead. It runs no
+    ``__post_init__`` and does not check the names in ``changes`` (the engines' tests do).
+    """
+    new = object.__new__(type(state))
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
 
 
 def split_event(event: Any, seats: int) -> tuple[str, int | None, dict]:

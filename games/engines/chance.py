@@ -14,14 +14,39 @@ lucky either (``tests/engines/test_every_config.py``).
 from __future__ import annotations
 
 import hashlib
-import hmac
+import struct
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TypeVar
+
+try:  # CPython's own SHA-256 (3.12 on: _sha2): copying and finishing its state is some ten times
+    from _sha2 import sha256 as _sha256  # cheaper than OpenSSL 3's, and a block does both twice
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 T = TypeVar("T")
 _WORD = 2**64
 _LARGEST = 2**48  # randbelow's bound: a rejection is then rarer than 1 in 65536
 _ATTEMPTS = 32
+_WORDS = struct.Struct(">4Q")
+_HMAC_BLOCK = 64  # SHA-256's block size in bytes
+_IPAD = bytes(byte ^ 0x36 for byte in range(256))  # a key byte to the inner pad's byte
+_OPAD = bytes(byte ^ 0x5C for byte in range(256))
+
+
+@lru_cache(maxsize=64)
+def _keyed(seed: bytes) -> tuple:
+    """The inner and outer SHA-256 states of HMAC-SHA256 keyed with ``seed`` (RFC 2104), before any
+    message: a block copies them (they are never updated themselves), which skips hashing the key
+    pads for every block; a game's chance events share one."""
+    key = hashlib.sha256(seed).digest() if len(seed) > _HMAC_BLOCK else seed
+    key = key.ljust(_HMAC_BLOCK, b"\0")
+    inner = _sha256(key.translate(_IPAD))
+    outer = _sha256(key.translate(_OPAD))
+    return inner, outer
 
 
 class ChanceStream:
@@ -31,15 +56,21 @@ class ChanceStream:
         self._seed = seed
         self._seq = seq
         self._block = 0
-        self._buffer = b""
+        self._words: list[int] = []  # the unread 64-bit words of the last block, next one last
+        self._keyed = _keyed(bytes(seed))
+
+    def _refill(self) -> list[int]:
+        """The next block's four words (in ``self._words``, also returned)."""
+        inner, outer = (state.copy() for state in self._keyed)
+        inner.update(f"kifu/{self._seq}/{self._block}".encode())
+        outer.update(inner.digest())  # HMAC = H(key ^ opad, H(key ^ ipad, message))
+        self._block += 1
+        # A block is 32 bytes: four big-endian words, read first to last.
+        self._words = list(_WORDS.unpack(outer.digest()))[::-1]
+        return self._words
 
     def _word(self) -> int:
-        if len(self._buffer) < 8:
-            message = f"kifu/{self._seq}/{self._block}".encode()
-            self._buffer += hmac.new(self._seed, message, hashlib.sha256).digest()
-            self._block += 1
-        word, self._buffer = self._buffer[:8], self._buffer[8:]
-        return int.from_bytes(word, "big")
+        return (self._words or self._refill()).pop()
 
     def randbelow(self, n: int) -> int:
         """A uniform integer in ``[0, n)``, ``0 < n <= 2**48``; at most ``_ATTEMPTS`` words."""
@@ -55,8 +86,20 @@ class ChanceStream:
     def shuffle(self, items: Sequence[T]) -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher-Yates)."""
         out = list(items)
+        if len(out) > _LARGEST:
+            raise ValueError(f"at most 2**48 items can be shuffled, not {len(out)}")
+        words = self._words
         for i in range(len(out) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            # randbelow(i + 1), inlined: a deck's shuffle draws some fifty of them.
+            n = i + 1
+            limit = _WORD - (_WORD % n)
+            for _ in range(_ATTEMPTS):
+                if not words:
+                    words = self._refill()
+                value = words.pop()
+                if value < limit:
+                    break
+            j = value % n
             out[i], out[j] = out[j], out[i]
         return out
 
