@@ -16,7 +16,7 @@ the previous winner deals the next game (one ``deal`` chance event per game).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 
 from . import cards
@@ -29,10 +29,18 @@ from .base import (
     NotYourTurn,
     Outcome,
     Param,
+    evolve,
     require_param,
 )
 
 DECK = cards.standard_deck()
+DECK_SET = frozenset(DECK)
+# Per card, looked up once instead of parsed on every use in the move generator.
+_VALUE = {c: cards.value(c) for c in DECK}
+_RANK = {c: cards.rank_of(c) for c in DECK}
+_SUIT = {c: cards.suit_of(c) for c in DECK}
+_ORDER = {c: index for index, c in enumerate(cards.sort_by_value(DECK))}
+_FACE = {cards.rank_of(c): cards.value(c) > 10 for c in DECK}
 MAX_MATCH_GAMES = 100
 MODES = ("none", "winner_plus", "loser_minus", "chips")
 PATTERNS = {
@@ -91,32 +99,59 @@ class State:
 
 
 def total(hand) -> int:
-    return sum(cards.value(c) for c in hand)
+    return sum(map(_VALUE.__getitem__, hand))
 
 
 def pass_pattern(hand, allow_quads: bool = True) -> str | None:
     """The pass pattern (P1..P5) the cards form exactly, or None."""
-    ranks = [cards.rank_of(c) for c in hand]
-    values = [cards.value(c) for c in hand]
-    if len(hand) == 1:
-        return "P1" if ranks[0] == "A" else None
-    if len(hand) == 3:
-        if len(set(ranks)) == 1:
+    size = len(hand)
+    if size == 1:
+        return "P1" if _RANK[hand[0]] == "A" else None
+    if size == 3:
+        a, b, c = hand
+        if _RANK[a] == _RANK[b] == _RANK[c]:
             return "P4"
-        if len({cards.suit_of(c) for c in hand}) == 1:
+        if _SUIT[a] == _SUIT[b] == _SUIT[c]:
             return "P3"
-        numbers = [v for v in values if v <= 10]
+        numbers = [v for v in (_VALUE[a], _VALUE[b], _VALUE[c]) if v <= 10]
         if len(numbers) == 2 and numbers[0] == numbers[1]:
             return "P2"
-    if len(hand) == 4 and max(values) <= 10:
-        counts = sorted(Counter(ranks).values())
-        if counts == [2, 2] or (counts == [4] and allow_quads):
+    if size == 4:
+        # Number cards only, so a value is a rank: two pairs, or four of a kind when allowed.
+        low, second, third, high = sorted(map(_VALUE.__getitem__, hand))
+        if high <= 10 and low == second and third == high and (second != third or allow_quads):
             return "P5"
     return None
 
 
 def hand_order(hand) -> tuple[str, ...]:
-    return tuple(cards.sort_by_value(hand))
+    """Cards in display order (``cards.sort_by_value``): by value, then suit."""
+    return tuple(sorted(hand, key=_ORDER.__getitem__))
+
+
+def pass_sizes(hand, allow_quads: bool = True) -> tuple[int, ...]:
+    """The sizes (1, 3, 4) of the pass patterns some cards of ``hand`` form, read from its rank and
+    suit counts instead of trying each combination."""
+    ranks = Counter(map(_RANK.__getitem__, hand))
+    sizes = (1,) if "A" in ranks else ()  # P1
+    number_pairs = [count for rank, count in ranks.items() if count >= 2 and not _FACE[rank]]
+    if (
+        max(ranks.values(), default=0) >= 3  # P4
+        or max(Counter(map(_SUIT.__getitem__, hand)).values(), default=0) >= 3  # P3
+        or (number_pairs and any(_FACE[rank] for rank in ranks))  # P2: a number pair and a face card
+    ):
+        sizes += (3,)
+    if len(number_pairs) >= 2 or (allow_quads and any(count >= 4 for count in number_pairs)):  # P5
+        sizes += (4,)
+    return sizes
+
+
+def has_play(hand, target: int) -> bool:
+    """Whether some cards of ``hand`` total ``target`` + 1 to 4 (the reachable totals as bits)."""
+    reachable = 1
+    for card in hand:
+        reachable |= reachable << _VALUE[card]
+    return bool((reachable >> (target + 1)) & 0b1111)
 
 
 class OneTwoThreeFour(Engine):
@@ -216,7 +251,7 @@ class OneTwoThreeFour(Engine):
             if len(hand) != size:
                 raise IllegalMove(f"each player is dealt {size} cards; seat {seat} got {len(hand)}", code="bad_deal")
         dealt = [c for hand in hands for c in hand] + [start] + list(stock)
-        bad = [c for c in dealt if not isinstance(c, str) or c not in DECK]
+        bad = [c for c in dealt if not isinstance(c, str) or c not in DECK_SET]
         if bad:
             raise IllegalMove(f"{bad[0]!r} is not a card of the 52-card deck (no jokers)", code="bad_deal")
         doubled = sorted({c for c, count in Counter(dealt).items() if count > 1})
@@ -224,7 +259,7 @@ class OneTwoThreeFour(Engine):
         if doubled or missing:
             what = f"dealt twice: {' '.join(doubled)}" if doubled else f"missing: {' '.join(missing)}"
             raise IllegalMove(f"hands, start card and stock must be the 52 cards once each ({what})", code="bad_deal")
-        state = replace(
+        state = evolve(
             state,
             phase="play",
             game=state.game + 1,
@@ -250,20 +285,28 @@ class OneTwoThreeFour(Engine):
             return []
         hand = state.hands[seat]
         low, high = state.target + 1, state.target + 4
-        moves = []
-        for size in range(1, len(hand) + 1):
-            for combo in combinations(hand, size):
-                if low <= total(combo) <= high:
-                    moves.append({"type": "play", "cards": list(combo)})
+        value = _VALUE.__getitem__
+        moves = [
+            {"type": "play", "cards": list(combo)}
+            for size in (range(1, len(hand) + 1) if has_play(hand, state.target) else ())
+            for combo in combinations(hand, size)
+            if low <= sum(map(value, combo)) <= high
+        ]
         quads = state.config["p5_allow_quads"]
-        for size in (1, 3, 4):
-            for combo in combinations(hand, size):
-                if pass_pattern(combo, quads):
-                    moves.append({"type": "pass_combo", "cards": list(combo)})
+        moves += [
+            {"type": "pass_combo", "cards": list(combo)}
+            for size in pass_sizes(hand, quads)
+            for combo in combinations(hand, size)
+            if pass_pattern(combo, quads)
+        ]
         return moves or [{"type": "drop_out"}]
 
     def _can_move(self, state: State, seat: int) -> bool:
-        return self.legal_moves(state, seat) != [{"type": "drop_out"}]
+        """Whether ``legal_moves`` offers more than drop_out (true when it is not ``seat``'s turn)."""
+        if state.phase != "play" or seat != state.to_move:
+            return True
+        hand = state.hands[seat]
+        return has_play(hand, state.target) or bool(pass_sizes(hand, state.config["p5_allow_quads"]))
 
     actions = (
         Action("play", {"cards": _CARDS}),
@@ -282,13 +325,13 @@ class OneTwoThreeFour(Engine):
         return self._confirm_drop_out(state, data)
 
     def apply_resign(self, state: State, seat: int, data: dict) -> State:
-        return self._resign(replace(state, unconfirmed=()), seat)
+        return self._resign(evolve(state, unconfirmed=()), seat)
 
     def open_window(self, state: State) -> str | None:
         return None  # 1234 has no timed windows
 
     def apply_move(self, state: State, seat: int, data: dict) -> State:
-        state = replace(state, unconfirmed=()) if state.unconfirmed else state
+        state = evolve(state, unconfirmed=()) if state.unconfirmed else state
         action = data["type"]
         if seat != state.to_move:
             raise NotYourTurn(f"it is seat {state.to_move}'s turn, not seat {seat}'s")
@@ -315,7 +358,7 @@ class OneTwoThreeFour(Engine):
         if not chosen:
             raise IllegalMove(f"{data['type']} needs at least one card", code="no_cards")
         for card in chosen:
-            if not isinstance(card, str) or card not in DECK:
+            if not isinstance(card, str) or card not in DECK_SET:
                 raise IllegalMove(f"{card!r} is not a card id such as 10H, AS or QC", code="not_a_card")
         if len(set(chosen)) != len(chosen):
             raise IllegalMove("each card may be named only once", code="duplicate_card")
@@ -349,7 +392,7 @@ class OneTwoThreeFour(Engine):
         drawn, stock = state.stock[:need], state.stock[need:]
         hands = list(state.hands)
         hands[seat] = hand_order(kept + drawn)
-        state = replace(
+        state = evolve(
             state,
             hands=tuple(hands),
             stock=stock,
@@ -371,11 +414,11 @@ class OneTwoThreeFour(Engine):
     def _give_turn(self, state: State, seat: int) -> State:
         """Hand the turn to ``seat``; with auto_drop_out, drop out players who cannot move (A4)."""
         while True:
-            state = replace(state, to_move=seat)
+            state = evolve(state, to_move=seat)
             if not state.config["auto_drop_out"] or self._can_move(state, seat):
                 return state
             state = self._lay_face_down(state, seat)
-            state = replace(state, unconfirmed=state.unconfirmed + (seat,))
+            state = evolve(state, unconfirmed=state.unconfirmed + (seat,))
             if state.phase != "play":
                 return state
             seat = self._next_seat(state, seat)
@@ -390,7 +433,7 @@ class OneTwoThreeFour(Engine):
         """``seat`` leaves the game; ends it when one player is left."""
         hands, face_down = list(state.hands), list(state.face_down)
         face_down[seat], hands[seat] = hands[seat], ()
-        state = replace(state, hands=tuple(hands), face_down=tuple(face_down), out=state.out + (seat,))
+        state = evolve(state, hands=tuple(hands), face_down=tuple(face_down), out=state.out + (seat,))
         if state.seats - len(state.out) == 1:
             return self._end_game(state, "last_player")
         return state
@@ -403,15 +446,15 @@ class OneTwoThreeFour(Engine):
                 "records an automatic drop-out right after the event that caused it",
                 code="no_automatic_drop_out",
             )
-        return replace(state, unconfirmed=tuple(s for s in state.unconfirmed if s != seat))
+        return evolve(state, unconfirmed=tuple(s for s in state.unconfirmed if s != seat))
 
     def _resign(self, state: State, seat: int) -> State:
         """A resigning seat drops out at once and ranks last; the match ends after this game."""
         if seat in state.resigned:
             raise IllegalMove(f"seat {seat} has already resigned", code="already_resigned")
-        state = replace(state, resigned=state.resigned + (seat,))
+        state = evolve(state, resigned=state.resigned + (seat,))
         if state.phase == "deal":
-            return replace(state, phase="over")
+            return evolve(state, phase="over")
         if seat in state.out:
             return state
         state = self._lay_face_down(state, seat)
@@ -429,8 +472,8 @@ class OneTwoThreeFour(Engine):
         compared = tuple(active) if reason == "stock_empty" else ()
         result = GameResult(state.game, state.dealer, reason, winners, sums, deltas, compared)
         totals = tuple(t + d for t, d in zip(state.totals, deltas, strict=True))
-        state = replace(state, to_move=None, results=state.results + (result,), totals=totals)
-        return replace(state, phase="over" if self._match_over(state) else "deal")
+        state = evolve(state, to_move=None, results=state.results + (result,), totals=totals)
+        return evolve(state, phase="over" if self._match_over(state) else "deal")
 
     def _best_hands(self, state: State, active: list[int]) -> tuple[int, ...]:
         """Highest card wins; then the second highest, and so on (A8). Suits never count."""

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from dataclasses import replace
+from itertools import combinations
 
 import pytest
 
 from games.engines import cards
 from games.engines.base import ConfigError, RuleError
 from games.engines.chance import ChanceStream
-from games.engines.one_two_three_four import DECK, ENGINE, pass_pattern
+from games.engines.one_two_three_four import DECK, ENGINE, has_play, pass_pattern, pass_sizes
 
 from .harness import canonical, check_engine, check_no_leaks, random_playthrough
 
@@ -117,6 +120,48 @@ def test_quads_can_be_switched_off():
 
 
 # ---- legal moves -----------------------------------------------------------------------------
+def reference_pattern(hand, allow_quads):
+    """The pass patterns as the rules state them, card by card (the engine reads them from tables)."""
+    ranks = [cards.rank_of(c) for c in hand]
+    values = [cards.value(c) for c in hand]
+    if len(hand) == 1:
+        return "P1" if ranks[0] == "A" else None
+    if len(hand) == 3:
+        if len(set(ranks)) == 1:
+            return "P4"
+        if len({cards.suit_of(c) for c in hand}) == 1:
+            return "P3"
+        numbers = [v for v in values if v <= 10]
+        if len(numbers) == 2 and numbers[0] == numbers[1]:
+            return "P2"
+    if len(hand) == 4 and max(values) <= 10:
+        counts = sorted(Counter(ranks).values())
+        if counts == [2, 2] or (counts == [4] and allow_quads):
+            return "P5"
+    return None
+
+
+def test_move_generator_agrees_with_trying_every_combination():
+    """The shortcuts (pass sizes from rank and suit counts, reachable totals as bits, patterns from
+    tables) against trying every combination, on random hands of 1 to 10 cards, pair-heavy ones too."""
+    chooser = random.Random(1234)
+    low_cards = [c for c in DECK if cards.value(c) <= 4] + [c for c in DECK if cards.value(c) >= 11]
+    for trial in range(600):
+        pool = low_cards if trial % 3 == 0 else DECK
+        hand = tuple(chooser.sample(pool, chooser.randint(1, 10)))
+        quads = trial % 2 == 0
+        target = chooser.randint(1, 40)
+        for size in (1, 2, 3, 4, 5):
+            for combo in combinations(hand, size):
+                assert pass_pattern(combo, quads) == reference_pattern(combo, quads), combo
+        found = {size for size in (1, 3, 4) for c in combinations(hand, size) if reference_pattern(c, quads)}
+        assert set(pass_sizes(hand, quads)) == found, hand
+        totals = {
+            sum(cards.value(c) for c in combo) for n in range(1, len(hand) + 1) for combo in combinations(hand, n)
+        }
+        assert has_play(hand, target) == any(target + 1 <= t <= target + 4 for t in totals), (hand, target)
+
+
 def test_legal_moves_from_a_fixed_position():
     state = dealt(BASIC)
     moves = ENGINE.legal_moves(state, 1)
