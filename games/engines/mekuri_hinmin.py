@@ -14,7 +14,7 @@ events): a tie may be proposed at most once per position by each player, and a g
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 
 from . import cards
@@ -30,16 +30,31 @@ from .base import (
     Outcome,
     Param,
     UnexpectedChance,
+    evolve,
     require_param,
 )
 
 RANK_ORDER = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 STRENGTH = {rank: index + 3 for index, rank in enumerate(RANK_ORDER)}  # 3..15; a joker is 16
 JOKER_STRENGTH = 16
+RANK_NAMES = {value: name for name, value in STRENGTH.items()}
+# The ranks a single 8 of another suit may be played on, without and with eight_counts_ace_two_low.
+EIGHT_TARGETS = {False: ("3", "4", "5", "6", "7"), True: ("3", "4", "5", "6", "7", "A", "2")}
 SUITS = cards.SUITS
 PLAY_SITUATIONS = ("respond", "lead", "post_draw", "post_accept", "opening_joker")
 TIE_ACTIONS = ("propose_tie", "accept_tie", "reject_tie")
 MAX_MATCH_GAMES = 20
+# The situations (spec §3) in which each action of a turn may be taken.
+ACTION_SITUATIONS = {
+    "play": PLAY_SITUATIONS,
+    "pass_and_draw": ("respond", "opening_joker"),
+    "end_pass": ("post_draw", "post_accept"),
+    "counter_two": ("attack_pending",),
+    "cancel_two_with_joker": ("attack_pending",),
+    "accept_draw": ("attack_pending",),
+    "counter_going_out": ("going_out_window",),
+    "accept_going_out": ("going_out_window",),
+}
 MAX_GAME_EVENTS = 5000
 
 
@@ -55,16 +70,16 @@ def is_joker(card_id: str) -> bool:
     return card_id in cards.JOKERS
 
 
-def strength(card_id: str) -> int:
+def _strength(card_id: str) -> int:
     return JOKER_STRENGTH if is_joker(card_id) else STRENGTH[cards.rank_of(card_id)]
 
 
-def rank(card_id: str) -> str | None:
+def _rank(card_id: str) -> str | None:
     return None if is_joker(card_id) else cards.rank_of(card_id)
 
 
-def sort_cards(ids) -> list[str]:
-    return sorted(ids, key=lambda c: (strength(c), 9 if is_joker(c) else SUITS.index(c[-1]), c))
+def _sort_key(card_id: str) -> tuple:
+    return (_strength(card_id), 9 if is_joker(card_id) else SUITS.index(card_id[-1]), card_id)
 
 
 def build_deck(jokers: int) -> tuple[str, ...]:
@@ -72,6 +87,33 @@ def build_deck(jokers: int) -> tuple[str, ...]:
 
 
 DECKS = {jokers: frozenset(build_deck(jokers)) for jokers in (0, 1, 2)}
+_PACKS = {jokers: build_deck(jokers) for jokers in (0, 1, 2)}  # in build_deck's order (what is shuffled)
+_SORTED_PACKS = {jokers: sorted(pack) for jokers, pack in _PACKS.items()}
+# Each card's strength, rank and sort key, read once: the move generator asks for them constantly.
+_STRENGTH = {c: _strength(c) for c in DECKS[2]}
+_RANK = {c: _rank(c) for c in DECKS[2]}
+_SORT_KEY = {c: _sort_key(c) for c in DECKS[2]}
+
+
+def strength(card_id: str) -> int:
+    try:
+        return _STRENGTH[card_id]
+    except KeyError:
+        return _strength(card_id)
+
+
+def rank(card_id: str) -> str | None:
+    try:
+        return _RANK[card_id]
+    except KeyError:
+        return _rank(card_id)
+
+
+def sort_cards(ids) -> list[str]:
+    try:
+        return sorted(ids, key=_SORT_KEY.__getitem__)
+    except KeyError:
+        return sorted(ids, key=_sort_key)
 
 
 _CARD = Param("string", "the id of a card in your hand", max_length=ID_LENGTH)
@@ -95,6 +137,10 @@ class Shape:
 def shapes_of(ids, config: dict) -> list[Shape]:
     """Every valid reading of ``ids``, a set before a straight (1 natural + 2 jokers is both)."""
     n = len(ids)
+    if n == 1:
+        single = _SINGLES.get(ids[0])
+        if single is not None:
+            return [single]
     jokers = sum(1 for c in ids if is_joker(c))
     naturals = [c for c in ids if not is_joker(c)]
     if n == 1:
@@ -116,6 +162,10 @@ def shapes_of(ids, config: dict) -> list[Shape]:
             if high <= 15:
                 out.append(Shape("straight", n, high, low, high, naturals[0][-1], jokers))
     return out
+
+
+# A single card's one reading, made once per card (shapes are immutable).
+_SINGLES = {c: Shape("single", 1, _STRENGTH[c], jokers=int(is_joker(c))) for c in DECKS[2]}
 
 
 def pick_shape(shapes: list[Shape], kind: str | None) -> Shape | None:
@@ -295,7 +345,7 @@ class MekuriHinmin(Engine):
             first = state.first_player
             if first is None:
                 first = 0 if state.config["first_game_first_player"] == "fixed_seat" else rng.randbelow(2)
-            deck = rng.shuffle(build_deck(state.config["deck_jokers"]))
+            deck = rng.shuffle(_PACKS[state.config["deck_jokers"]])
             size = state.config["initial_hand_size"]
             return {
                 "type": "deal",
@@ -333,9 +383,7 @@ class MekuriHinmin(Engine):
                     "the up-card and the new draw pile must be exactly the old draw pile plus the old up-card",
                     code="bad_reshuffle",
                 )
-            state = replace(
-                state, draw_pile=tuple(pile), top=(upcard,), field=(upcard,), public=state.public | {upcard}
-            )
+            state = evolve(state, draw_pile=tuple(pile), top=(upcard,), field=(upcard,), public=state.public | {upcard})
             return self._start_with_upcard(state)
         pile = data.get("draw_pile")
         if not isinstance(pile, list):
@@ -346,7 +394,7 @@ class MekuriHinmin(Engine):
                 f"the new draw pile must be a shuffle of the {len(source)} cards being reshuffled", code="bad_reshuffle"
             )
         field = state.top if state.config["reshuffle_includes_field"] else state.field
-        state = replace(state, draw_pile=tuple(pile), discard=(), field=field, reshuffles=state.reshuffles + 1)
+        state = evolve(state, draw_pile=tuple(pile), discard=(), field=field, reshuffles=state.reshuffles + 1)
         return self._settle(state)
 
     def _apply_deal(self, state: MekuriState, data: dict) -> MekuriState:
@@ -365,15 +413,19 @@ class MekuriHinmin(Engine):
         size = state.config["initial_hand_size"]
         if any(len(hand) != size for hand in hands):
             raise IllegalMove(f"each player must be dealt {size} cards", code="bad_deal")
-        deck = build_deck(state.config["deck_jokers"])
+        deck = _PACKS[state.config["deck_jokers"]]
         dealt = [*hands[0], *hands[1], upcard, *pile]
-        if sorted(dealt, key=str) != sorted(deck):
+        try:
+            complete = sorted(dealt) == _SORTED_PACKS[state.config["deck_jokers"]]
+        except TypeError:  # strings mixed with other values: not the pack either
+            complete = False
+        if not complete:
             raise IllegalMove(
                 f"hands, up-card and draw pile must hold the {len(deck)} cards of the pack once each",
                 code="bad_deal",
             )
         hands = (tuple(hands[0]), tuple(hands[1]))
-        state = replace(
+        state = evolve(
             state,
             phase="play",
             first_player=first,
@@ -390,14 +442,14 @@ class MekuriHinmin(Engine):
         upcard = state.top[0]
         if is_joker(upcard) or rank(upcard) == "2":
             if state.chooser is not None:
-                return replace(state, phase="upcard_choice")
+                return evolve(state, phase="upcard_choice")
             if state.config["first_game_special_upcard"] == "reshuffle":
-                return replace(state, phase="upcard_reshuffle")
+                return evolve(state, phase="upcard_reshuffle")
         return self._start_as_is(state)
 
     def _start_as_is(self, state: MekuriState) -> MekuriState:
         first = state.first_player
-        state = replace(state, phase="play", top_kind="single", top_owner=None)
+        state = evolve(state, phase="play", top_kind="single", top_owner=None)
         upcard = state.top[0]
         if is_joker(upcard):
             return self._give_turn(state, first, "opening_joker", opening="joker1")
@@ -413,7 +465,7 @@ class MekuriHinmin(Engine):
 
     # ---- draws --------------------------------------------------------------------------
     def _queue(self, state: MekuriState, seat: int, count: int, why: str) -> MekuriState:
-        return replace(state, draw_queue=state.draw_queue + ((seat, count, why),)) if count > 0 else state
+        return evolve(state, draw_queue=state.draw_queue + ((seat, count, why),)) if count > 0 else state
 
     def _settle(self, state: MekuriState) -> MekuriState:
         """Run queued draws until done or a reshuffle is due; a leader without cards draws first."""
@@ -428,6 +480,8 @@ class MekuriHinmin(Engine):
         return state
 
     def _run_draws(self, state: MekuriState) -> MekuriState:
+        if not state.draw_queue:
+            return state
         queue = list(state.draw_queue)
         hands, seen, pile, drawn = list(state.hands), list(state.seen), state.draw_pile, state.drawn
         while queue:
@@ -442,14 +496,12 @@ class MekuriHinmin(Engine):
             if count and self._reshuffle_source(state):
                 limit = state.config["auto_tie_after_reshuffles"]
                 if limit is not None and state.reshuffles >= limit:
-                    state = replace(state, hands=tuple(hands), seen=tuple(seen), draw_pile=pile, draw_queue=())
+                    state = evolve(state, hands=tuple(hands), seen=tuple(seen), draw_pile=pile, draw_queue=())
                     return self._end_game(state, None, "reshuffle_limit")
                 queue[0] = (seat, count, why)
                 break
             queue.pop(0)  # done, or nothing left anywhere: the rest is forgiven
-        return replace(
-            state, hands=tuple(hands), seen=tuple(seen), draw_pile=pile, drawn=drawn, draw_queue=tuple(queue)
-        )
+        return evolve(state, hands=tuple(hands), seen=tuple(seen), draw_pile=pile, drawn=drawn, draw_queue=tuple(queue))
 
     # ---- turn helpers -------------------------------------------------------------------
     def _give_turn(self, state: MekuriState, seat: int, situation: str, *, opening: str | None = None) -> MekuriState:
@@ -462,10 +514,10 @@ class MekuriHinmin(Engine):
                 if lasts is not None and lasts <= turns[previous]:
                     reach = _swap(reach, previous, None)  # 「リーチ棒を戻して」
             turns = _swap(turns, seat, turns[seat] + 1)
-        return replace(state, to_move=seat, situation=situation, drawn=(), opening=opening, reach=reach, turns=turns)
+        return evolve(state, to_move=seat, situation=situation, drawn=(), opening=opening, reach=reach, turns=turns)
 
     def _flush(self, state: MekuriState) -> MekuriState:
-        return replace(
+        return evolve(
             state,
             discard=state.discard + state.field,
             field=(),
@@ -477,11 +529,11 @@ class MekuriHinmin(Engine):
         )
 
     def _declare(self, state: MekuriState, seat: int) -> MekuriState:
-        return replace(state, reach=_swap(state.reach, seat, state.turns[seat] + 1))
+        return evolve(state, reach=_swap(state.reach, seat, state.turns[seat] + 1))
 
     def _lay(self, state: MekuriState, seat: int, played: list[str], kind: str) -> MekuriState:
         hand = tuple(c for c in state.hands[seat] if c not in played)
-        return replace(
+        return evolve(
             state,
             hands=_swap(state.hands, seat, hand),
             field=state.field + tuple(played),
@@ -525,7 +577,7 @@ class MekuriHinmin(Engine):
         if empty:
             if state.reach[seat] is not None:
                 if self._cancellable(state, played):
-                    state = replace(state, finisher=seat, final_play=tuple(played))
+                    state = evolve(state, finisher=seat, final_play=tuple(played))
                     return self._settle(self._give_turn(state, opponent, "going_out_window"))
                 return self._end_game(state, seat, "going_out")
             state = self._queue(state, seat, penalty, "penalty")  # 嘘の宣言: the play stands
@@ -598,6 +650,10 @@ class MekuriHinmin(Engine):
     def _play_moves(self, state: MekuriState, seat: int) -> list[dict]:
         hand = state.hands[seat]
         situation = state.situation
+        if situation != "lead" and (state.top_kind == "single" or situation == "post_accept"):
+            # Only single cards can answer: every card of the hand, in the order of the general case.
+            ordered = [[c] for c in sorted(hand, key=lambda c: (_STRENGTH[c], c))]
+            return self._offered_plays(state, seat, ordered)
         jokers = [c for c in hand if is_joker(c)]
         candidates: set[frozenset[str]] = set()
         if situation == "lead" or state.top_kind == "single" or situation == "post_accept":
@@ -627,6 +683,8 @@ class MekuriHinmin(Engine):
             if not have:
                 continue
             for n in straight_sizes:
+                if n > len(have) + len(jokers):
+                    continue  # some rank of every run would be missing with no joker to fill it
                 for low in range(3, 17 - n):
                     present = [v for v in range(low, low + n) if v in have]
                     missing = n - len(present)
@@ -637,30 +695,39 @@ class MekuriHinmin(Engine):
                             naturals = frozenset(have[v] for v in present if v not in replaced)
                             if naturals:
                                 candidates.update(naturals | set(jk) for jk in combinations(jokers, missing + extra))
-        ordered = sorted((sort_cards(c) for c in candidates), key=lambda cs: (len(cs), [strength(c) for c in cs], cs))
+        ordered = sorted((sort_cards(c) for c in candidates), key=lambda cs: (len(cs), [_STRENGTH[c] for c in cs], cs))
+        return self._offered_plays(state, seat, ordered)
+
+    def _offered_plays(self, state: MekuriState, seat: int, ordered: list[list[str]]) -> list[dict]:
+        """The play moves of the candidate card lists that the rules accept, with their options."""
+        hand = state.hands[seat]
+        top_shape = self._top_shape(state)
+        final_two_attacks = state.config["final_two_always_attacks"]
+        may_name_suit = None  # asked at the first single 8
         moves = []
         for played in ordered:
-            shape, error = self._judge_play(state, seat, played)
-            if error is not None:
+            if self._judge_play(state, seat, played, top_shape)[1] is not None:
                 continue
             left = len(hand) - len(played)
             reach_options = (False, True) if left and self._feasible(state, seat, played) else (False,)
-            single = played[0] if len(played) == 1 else None
-            attacks: tuple = (None,)
-            suits: tuple = (None,)
-            if single is not None and rank(single) == "2":
-                attacks = (True,) if not left and state.config["final_two_always_attacks"] else (True, False)
-            if single is not None and rank(single) == "8" and self._may_name_suit(state):
-                suits = (None, *SUITS)
-            for r in reach_options:
-                for attack in attacks:
-                    for suit in suits:
-                        move = {"type": "play", "cards": played, "declare_reach": r}
-                        if attack is not None:
-                            move["attack"] = attack
-                        if suit is not None:
-                            move["suit"] = suit
-                        moves.append(move)
+            card_rank = rank(played[0]) if len(played) == 1 else None
+            if card_rank == "2":
+                attacks = (True,) if not left and final_two_attacks else (True, False)
+                moves += (
+                    {"type": "play", "cards": played, "declare_reach": r, "attack": attack}
+                    for r in reach_options
+                    for attack in attacks
+                )
+                continue
+            if card_rank == "8":
+                if may_name_suit is None:
+                    may_name_suit = self._may_name_suit(state)
+                if may_name_suit:
+                    for r in reach_options:
+                        moves.append({"type": "play", "cards": played, "declare_reach": r})
+                        moves += ({"type": "play", "cards": played, "declare_reach": r, "suit": suit} for suit in SUITS)
+                    continue
+            moves += ({"type": "play", "cards": played, "declare_reach": r} for r in reach_options)
         return moves
 
     def _going_out_counters(self, state: MekuriState, seat: int) -> list[tuple[str, ...]]:
@@ -692,11 +759,20 @@ class MekuriHinmin(Engine):
         )
 
     def _eight_targets(self, state: MekuriState) -> tuple[str, ...]:
-        low = ("3", "4", "5", "6", "7")
-        return low + ("A", "2") if state.config["eight_counts_ace_two_low"] else low
+        return EIGHT_TARGETS[state.config["eight_counts_ace_two_low"]]
 
     # ---- legality of a play (§3.2) ------------------------------------------------------
-    def _judge_play(self, state: MekuriState, seat: int, played: list[str]) -> tuple[Shape | None, tuple | None]:
+    def _top_shape(self, state: MekuriState) -> Shape | None:
+        """The reading of a top set or straight that an answer must beat (None for a single or none)."""
+        if not state.top or state.top_kind in (None, "single"):
+            return None
+        return pick_shape(shapes_of(state.top, state.config), state.top_kind)
+
+    def _judge_play(
+        self, state: MekuriState, seat: int, played: list[str], top_shape: Shape | None = None
+    ) -> tuple[Shape | None, tuple | None]:
+        """``(shape, None)`` for a legal play, else ``(None, (code, message))``; ``top_shape`` is
+        ``_top_shape(state)`` when the caller has it already."""
         shapes = shapes_of(played, state.config)
         if not shapes:
             return None, (
@@ -722,16 +798,19 @@ class MekuriHinmin(Engine):
                     f"after pass_and_draw your play must include a card you just drew ({drawn}); otherwise end_pass",
                 )
         shape = pick_shape(shapes, state.top_kind)
-        error = self._answer_error(state, played, shape)
+        error = self._answer_error(state, played, shape, top_shape)
         return (None, error) if error else (shape, None)
 
-    def _answer_error(self, state: MekuriState, played: list[str], shape: Shape) -> tuple | None:
+    def _answer_error(
+        self, state: MekuriState, played: list[str], shape: Shape, top_shape: Shape | None = None
+    ) -> tuple | None:
         top = state.top
         if state.top_kind == "single":
             if len(played) > 1:
                 return ("multi_card_on_single", f"the top play {top[0]} is a single card: answer with one card")
             return self._single_error(state, played[0])
-        top_shape = pick_shape(shapes_of(top, state.config), state.top_kind)
+        if top_shape is None:
+            top_shape = pick_shape(shapes_of(top, state.config), state.top_kind)
         wanted = describe_shape(top_shape)
         if len(played) == 1:
             return ("single_on_multi", f"a single card cannot answer a {wanted}: answer with a stronger {wanted}")
@@ -755,7 +834,7 @@ class MekuriHinmin(Engine):
         if state.config["straight_follow_same_suit"] and shape.suit != top_shape.suit:
             return ("wrong_suit", f"an answering straight must be in {top_shape.suit} like the top straight")
         rule = state.config["straight_beat_rule"]
-        names = {v: r for r, v in STRENGTH.items()}
+        names = RANK_NAMES
         if rule == "no_overlap" and shape.low <= top_shape.high:
             if shape.high >= top_shape.low:
                 return (
@@ -866,7 +945,7 @@ class MekuriHinmin(Engine):
         return self._apply_move(state, seat, data)
 
     def apply_resign(self, state: MekuriState, seat: int, data: dict) -> MekuriState:
-        return replace(state, phase="over", resigned=seat, draw_queue=(), tie_offer=None)
+        return evolve(state, phase="over", resigned=seat, draw_queue=(), tie_offer=None)
 
     def apply_close_window(self, state: MekuriState, data: dict) -> MekuriState:
         if state.situation == "going_out_window":
@@ -893,7 +972,7 @@ class MekuriHinmin(Engine):
         if new.phase == "over" or len(new.results) != len(before.results):
             return new
         blocked = new.tie_blocked if data["type"] in TIE_ACTIONS else (False, False)
-        new = replace(new, game_events=new.game_events + 1, tie_blocked=blocked)
+        new = evolve(new, game_events=new.game_events + 1, tie_blocked=blocked)
         if new.game_events >= new.config["auto_tie_after_events"]:
             new = self._end_game(new, None, "event_limit")
         return new
@@ -924,7 +1003,7 @@ class MekuriHinmin(Engine):
             player = require_param(data, "player", int, "the seat (0 or 1) who plays first")
             if player not in (0, 1):
                 raise IllegalMove(f"player must be seat 0 or 1, not {player}", code="bad_player")
-            return replace(state, phase="deal", first_player=player)
+            return evolve(state, phase="deal", first_player=player)
         if state.phase == "upcard_choice":
             if action != "choose_initial_upcard_handling":
                 raise IllegalMove(
@@ -935,7 +1014,7 @@ class MekuriHinmin(Engine):
                 raise NotYourTurn(f"seat {state.chooser} lost the previous game and decides about the up-card")
             option = require_param(data, "option", str, '"reshuffle" or "as_is"')
             if option == "reshuffle":
-                return replace(state, phase="upcard_reshuffle")
+                return evolve(state, phase="upcard_reshuffle")
             if option == "as_is":
                 return self._start_as_is(state)
             raise IllegalMove(f'option must be "reshuffle" or "as_is", not {option!r}', code="bad_option")
@@ -952,22 +1031,12 @@ class MekuriHinmin(Engine):
         if seat != state.to_move:
             raise NotYourTurn(f"it is seat {state.to_move}'s turn")
         situation = state.situation
-        allowed = {
-            "play": PLAY_SITUATIONS,
-            "pass_and_draw": ("respond", "opening_joker"),
-            "end_pass": ("post_draw", "post_accept"),
-            "counter_two": ("attack_pending",),
-            "cancel_two_with_joker": ("attack_pending",),
-            "accept_draw": ("attack_pending",),
-            "counter_going_out": ("going_out_window",),
-            "accept_going_out": ("going_out_window",),
-        }[action]
-        if situation not in allowed:
+        if situation not in ACTION_SITUATIONS[action]:
             raise IllegalMove(f"{action} is not possible now: {self._situation_hint(state)}", code="not_now")
         if action == "play":
             return self._play(state, seat, data)
         if action == "pass_and_draw":
-            state = replace(state, situation="post_draw", drawn=())
+            state = evolve(state, situation="post_draw", drawn=())
             return self._settle(self._queue(state, seat, len(state.top), "pass"))
         if action == "end_pass":
             return self._end_pass(state, seat)
@@ -975,7 +1044,7 @@ class MekuriHinmin(Engine):
             return self._answer_attack(state, seat, data)
         if action == "accept_draw":
             taken = state.pending
-            state = replace(state, situation="post_accept", pending=0)
+            state = evolve(state, situation="post_accept", pending=0)
             return self._settle(self._queue(state, seat, taken, "attack"))
         if action == "counter_going_out":
             return self._counter_going_out(state, seat, data)
@@ -1060,7 +1129,7 @@ class MekuriHinmin(Engine):
                 )
         beat_jokers = self._beats_jokers(state, played)
         state = self._lay(state, seat, played, shape.kind)
-        state = replace(state, designated=suit, pending=2 if attack else 0)
+        state = evolve(state, designated=suit, pending=2 if attack else 0)
         if declare:
             state = self._declare(state, seat)
         return self._after_play(state, seat, played, beat_jokers=beat_jokers)
@@ -1081,7 +1150,7 @@ class MekuriHinmin(Engine):
             raise IllegalMove(f"{card} is not a joker", code="not_a_joker")
         declare = self._reach_param(state, seat, data, played)
         pending = min(2 * state.pending, state.config["two_max_stack"]) if action == "counter_two" else 0
-        state = replace(self._lay(state, seat, played, "single"), pending=pending)
+        state = evolve(self._lay(state, seat, played, "single"), pending=pending)
         if declare:
             state = self._declare(state, seat)
         return self._after_play(state, seat, played, beat_jokers=False)
@@ -1096,9 +1165,9 @@ class MekuriHinmin(Engine):
         declare = self._reach_param(state, seat, data, played)
         penalty = state.config["false_out_penalty"]
         previous_pending = state.pending
-        state = replace(state, reach=_swap(state.reach, finisher, None), finisher=None, final_play=())
+        state = evolve(state, reach=_swap(state.reach, finisher, None), finisher=None, final_play=())
         state = self._lay(state, seat, played, "single" if len(played) == 1 else "set")
-        state = replace(state, pending=0)
+        state = evolve(state, pending=0)
         if declare:
             state = self._declare(state, seat)
         empty = not state.hands[seat]
@@ -1124,7 +1193,7 @@ class MekuriHinmin(Engine):
             then = "respond"
         if empty:
             if state.reach[seat] is not None:
-                state = replace(state, finisher=seat, final_play=tuple(played), pending=attack)
+                state = evolve(state, finisher=seat, final_play=tuple(played), pending=attack)
                 return self._settle(self._give_turn(state, finisher, "going_out_window"))
             state = self._queue(state, seat, penalty, "penalty")
         return self._settle(self._give_turn(state, finisher, then))
@@ -1151,14 +1220,14 @@ class MekuriHinmin(Engine):
                     "you already proposed a tie in this position; play on before proposing again",
                     code="tie_already_proposed",
                 )
-            return replace(state, tie_offer=seat, tie_blocked=_swap(state.tie_blocked, seat, True))
+            return evolve(state, tie_offer=seat, tie_blocked=_swap(state.tie_blocked, seat, True))
         if state.tie_offer is None:
             raise IllegalMove("no tie has been proposed", code="no_tie_offer")
         if seat == state.tie_offer:
             raise NotYourTurn("your tie proposal waits for the opponent's answer")
         if action == "accept_tie":
-            return self._end_game(replace(state, tie_offer=None), None, "agreement")
-        return replace(state, tie_offer=None)
+            return self._end_game(evolve(state, tie_offer=None), None, "agreement")
+        return evolve(state, tie_offer=None)
 
     # ---- end of a game and of the match -------------------------------------------------
     def _end_game(self, state: MekuriState, winner: int | None, reason: str) -> MekuriState:
@@ -1168,11 +1237,9 @@ class MekuriHinmin(Engine):
             revealed = (tuple(sort_cards(state.hands[0])), tuple(sort_cards(state.hands[1])))
             public = public | set(state.hands[0]) | set(state.hands[1])
         results = state.results + ((winner, reason, revealed),)
-        state = replace(
-            state, results=results, public=public, draw_queue=(), tie_offer=None, tie_blocked=(False, False)
-        )
+        state = evolve(state, results=results, public=public, draw_queue=(), tie_offer=None, tie_blocked=(False, False))
         if len(results) >= state.config["match_games"]:
-            return replace(state, phase="over")
+            return evolve(state, phase="over")
         chooser = 1 - winner if winner is not None else state.chooser
         return MekuriState(
             config=state.config,
