@@ -37,10 +37,42 @@ DECK = cards.standard_deck()
 DECK_SET = frozenset(DECK)
 # Per card, looked up once instead of parsed on every use in the move generator.
 _VALUE = {c: cards.value(c) for c in DECK}
-_RANK = {c: cards.rank_of(c) for c in DECK}
-_SUIT = {c: cards.suit_of(c) for c in DECK}
 _ORDER = {c: index for index, c in enumerate(cards.sort_by_value(DECK))}
-_FACE = {cards.rank_of(c): cards.value(c) > 10 for c in DECK}
+# Rank and suit counts as 4-bit fields of one integer (see pass_sizes).
+_RANK_BIT = {c: 1 << 4 * cards.RANKS.index(cards.rank_of(c)) for c in DECK}
+_SUIT_BIT = {c: 1 << 4 * cards.SUITS.index(cards.suit_of(c)) for c in DECK}
+_FIELDS = [4 * index for index in range(len(cards.RANKS))]
+_AT_LEAST = {k: sum((8 - k) << shift for shift in _FIELDS) for k in (2, 3, 4)}
+_RANK_TOPS = sum(8 << shift for shift in _FIELDS)
+_NUMBER_TOPS = sum(8 << 4 * cards.RANKS.index(r) for r in cards.RANKS if cards.RANK_VALUE[r] <= 10)
+_FACE_FIELDS = sum(15 << 4 * cards.RANKS.index(r) for r in cards.RANKS if cards.RANK_VALUE[r] > 10)
+_ACE_FIELD = 15 << 4 * cards.RANKS.index("A")
+
+
+def _subsets(size: int, picked: int | None = None) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The subsets of ``picked`` of ``size`` positions (every non-empty one if None) as
+    ``(bit mask, positions)``, in the order ``combinations`` gives them size by size."""
+    found = _SUBSETS.get((size, picked))
+    if found is None:
+        found = _SUBSETS[size, picked] = tuple(
+            (sum(1 << i for i in chosen), chosen)
+            for n in (range(1, size + 1) if picked is None else (picked,))
+            for chosen in combinations(range(size), n)
+        )
+    return found
+
+
+_SUBSETS: dict[tuple[int, int | None], tuple] = {}
+
+
+def _subset_sums(hand, bits: dict[str, int]) -> list[int]:
+    """The sum of ``bits`` over every subset of ``hand``, indexed by bit mask (bit i: the i-th card)."""
+    sums = [0]
+    for value in map(bits.__getitem__, hand):
+        sums += [total + value for total in sums]
+    return sums
+
+
 MAX_MATCH_GAMES = 100
 MODES = ("none", "winner_plus", "loser_minus", "chips")
 PATTERNS = {
@@ -104,22 +136,29 @@ def total(hand) -> int:
 
 def pass_pattern(hand, allow_quads: bool = True) -> str | None:
     """The pass pattern (P1..P5) the cards form exactly, or None."""
-    size = len(hand)
+    return _pattern(
+        len(hand), sum(map(_RANK_BIT.__getitem__, hand)), sum(map(_SUIT_BIT.__getitem__, hand)), allow_quads
+    )
+
+
+def _pattern(size: int, ranks: int, suits: int, allow_quads: bool) -> str | None:
+    """``pass_pattern`` of ``size`` cards whose rank and suit counts are ``ranks`` and ``suits``.
+
+    A count is a 4-bit field of one integer, one field per rank (or suit): adding 8 - k to every
+    field sets a field's top bit exactly where its count is at least k (counts stay below 16).
+    """
     if size == 1:
-        return "P1" if _RANK[hand[0]] == "A" else None
+        return "P1" if ranks & _ACE_FIELD else None
     if size == 3:
-        a, b, c = hand
-        if _RANK[a] == _RANK[b] == _RANK[c]:
+        if (ranks + _AT_LEAST[3]) & _RANK_TOPS:
             return "P4"
-        if _SUIT[a] == _SUIT[b] == _SUIT[c]:
+        if (suits + _AT_LEAST[3]) & _RANK_TOPS:  # suits use the first four fields
             return "P3"
-        numbers = [v for v in (_VALUE[a], _VALUE[b], _VALUE[c]) if v <= 10]
-        if len(numbers) == 2 and numbers[0] == numbers[1]:
+        if (ranks + _AT_LEAST[2]) & _NUMBER_TOPS and ranks & _FACE_FIELDS:  # a number pair, a face card
             return "P2"
-    if size == 4:
-        # Number cards only, so a value is a rank: two pairs, or four of a kind when allowed.
-        low, second, third, high = sorted(map(_VALUE.__getitem__, hand))
-        if high <= 10 and low == second and third == high and (second != third or allow_quads):
+    if size == 4 and not ranks & _FACE_FIELDS:
+        pairs = (ranks + _AT_LEAST[2]) & _NUMBER_TOPS
+        if pairs.bit_count() == 2 or (allow_quads and (ranks + _AT_LEAST[4]) & _NUMBER_TOPS):
             return "P5"
     return None
 
@@ -131,17 +170,17 @@ def hand_order(hand) -> tuple[str, ...]:
 
 def pass_sizes(hand, allow_quads: bool = True) -> tuple[int, ...]:
     """The sizes (1, 3, 4) of the pass patterns some cards of ``hand`` form, read from its rank and
-    suit counts instead of trying each combination."""
-    ranks = Counter(map(_RANK.__getitem__, hand))
-    sizes = (1,) if "A" in ranks else ()  # P1
-    number_pairs = [count for rank, count in ranks.items() if count >= 2 and not _FACE[rank]]
+    suit counts (as in ``_pattern``) instead of trying each combination."""
+    ranks = sum(map(_RANK_BIT.__getitem__, hand))
+    sizes = (1,) if ranks & _ACE_FIELD else ()  # P1
+    number_pairs = (ranks + _AT_LEAST[2]) & _NUMBER_TOPS
     if (
-        max(ranks.values(), default=0) >= 3  # P4
-        or max(Counter(map(_SUIT.__getitem__, hand)).values(), default=0) >= 3  # P3
-        or (number_pairs and any(_FACE[rank] for rank in ranks))  # P2: a number pair and a face card
+        (ranks + _AT_LEAST[3]) & _RANK_TOPS  # P4
+        or (sum(map(_SUIT_BIT.__getitem__, hand)) + _AT_LEAST[3]) & _RANK_TOPS  # P3 (suits use four fields)
+        or (number_pairs and ranks & _FACE_FIELDS)  # P2: a pair of number cards and a face card
     ):
         sizes += (3,)
-    if len(number_pairs) >= 2 or (allow_quads and any(count >= 4 for count in number_pairs)):  # P5
+    if number_pairs.bit_count() >= 2 or (allow_quads and (ranks + _AT_LEAST[4]) & _NUMBER_TOPS):  # P5
         sizes += (4,)
     return sizes
 
@@ -285,20 +324,22 @@ class OneTwoThreeFour(Engine):
             return []
         hand = state.hands[seat]
         low, high = state.target + 1, state.target + 4
-        value = _VALUE.__getitem__
+        totals = _subset_sums(hand, _VALUE)
         moves = [
-            {"type": "play", "cards": list(combo)}
-            for size in (range(1, len(hand) + 1) if has_play(hand, state.target) else ())
-            for combo in combinations(hand, size)
-            if low <= sum(map(value, combo)) <= high
+            {"type": "play", "cards": [hand[i] for i in picked]}
+            for mask, picked in _subsets(len(hand))
+            if low <= totals[mask] <= high
         ]
         quads = state.config["p5_allow_quads"]
-        moves += [
-            {"type": "pass_combo", "cards": list(combo)}
-            for size in pass_sizes(hand, quads)
-            for combo in combinations(hand, size)
-            if pass_pattern(combo, quads)
-        ]
+        sizes = pass_sizes(hand, quads)
+        if sizes:
+            ranks, suits = _subset_sums(hand, _RANK_BIT), _subset_sums(hand, _SUIT_BIT)
+            moves += [
+                {"type": "pass_combo", "cards": [hand[i] for i in picked]}
+                for size in sizes
+                for mask, picked in _subsets(len(hand), size)
+                if _pattern(size, ranks[mask], suits[mask], quads)
+            ]
         return moves or [{"type": "drop_out"}]
 
     def _can_move(self, state: State, seat: int) -> bool:
