@@ -75,13 +75,13 @@ def measure(registry, stream, slug: str, games: int, avoid: frozenset[str]) -> d
     engine = registry[slug]
     seats = engine.min_seats
     widest = [0]
-    start = time.perf_counter()
+    start = time.process_time()
     played = [self_play(engine, seats, seed, widest, avoid, stream) for seed in range(games)]
-    play_s = time.perf_counter() - start
-    start = time.perf_counter()
+    play_s = time.process_time() - start
+    start = time.process_time()
     for events in played:
         engine.replay(None, seats, events)
-    replay_s = time.perf_counter() - start
+    replay_s = time.process_time() - start
     digest = hashlib.sha256(json.dumps(played, sort_keys=True).encode()).hexdigest()[:16]
     events = sum(len(g) for g in played)
     return {"events": events, "play_s": play_s, "replay_s": replay_s, "widest": widest[0], "digest": digest}
