@@ -9,11 +9,20 @@ from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
+from league.names import bidi_controls_in
 from league.tournaments.settings import SETTINGS
 
 from .names import game_name
 
 User = get_user_model()
+
+
+def refuse_bidi_controls(value: str) -> None:
+    """A name may not carry text-direction controls (league/names.py)."""
+    found = bidi_controls_in(value)
+    if found:
+        message = _("Names may not contain text-direction control characters (%(found)s).")
+        raise forms.ValidationError(message % {"found": ", ".join(found)}, code="bidi_control_characters")
 
 
 class SignUpForm(UserCreationForm):
@@ -101,7 +110,7 @@ def _engine_field() -> forms.CharField:
 
 
 class NewTournamentForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=100)
+    name = forms.CharField(label=_("Name"), max_length=100, validators=[refuse_bidi_controls])
     engine = _engine_field()
     format = forms.CharField(label=_("Format"), widget=forms.Select(choices=TOURNAMENT_FORMATS))
     rounds = forms.IntegerField(label=_("Rounds (Swiss)"), required=False, help_text=_("Empty: as many as needed."))
@@ -145,7 +154,7 @@ class NewTournamentForm(forms.Form):
 
 
 class NewLeagueForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=100)
+    name = forms.CharField(label=_("Name"), max_length=100, validators=[refuse_bidi_controls])
     engine = _engine_field()
     divisions = forms.IntegerField(label=_("Divisions"), initial=1, required=False)
     promote = forms.IntegerField(label=_("Promoted per division"), initial=2, required=False)

@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from games import selectors as game_selectors
 from league import selectors, services
@@ -44,12 +44,12 @@ def _refused(request, error: services.ServiceError) -> None:
 
 
 # ---- clubs --------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def club_list(request):
     return render(request, "web/clubs.html", {"clubs": selectors.club_list()})
 
 
-@require_GET
+@require_safe
 def club_page(request, slug):
     club = selectors.club_get(slug=slug)
     if club is None:
@@ -112,7 +112,7 @@ def club_invite(request, slug):
 
 
 # ---- ladders ------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def ladder_page(request, pk):
     ladder = selectors.ladder_get(ladder_id=pk)
     if ladder is None:
@@ -192,7 +192,7 @@ def challenge_step(request, pk, step):
 
 
 # ---- players ------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def player_page(request, username):
     user = selectors.user_by_name(username)
     if user is None:

@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from league import selectors as club_selectors
 from league import services as club_services
@@ -72,7 +72,7 @@ def game_href(game) -> str:
 
 
 # ---- a league ------------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def league_page(request, pk):
     league = selectors.league_get(league_id=pk)
     if league is None:
@@ -146,7 +146,7 @@ def league_action(request, pk, action):
 
 
 # ---- a season ------------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def season_page(request, pk):
     season = selectors.season_get(season_id=pk)
     if season is None:

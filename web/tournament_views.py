@@ -17,7 +17,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from league import selectors, services
 from league.models import Tournament, TournamentEntry, TournamentRound
@@ -184,7 +184,7 @@ def _bracket(tournament: Tournament, names: dict) -> brackets.Bracket | None:
     return brackets.draw(matches, seeds, name=name, boards=boards, href=game_href)
 
 
-@require_GET
+@require_safe
 def tournament_page(request, pk):
     tournament = tselectors.tournament_get(tournament_id=pk)
     if tournament is None:

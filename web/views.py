@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from games import selectors, services
 from games.engines import all_engines
@@ -49,13 +49,13 @@ def _home_context(request, form) -> dict:
     return {"games": selectors.game_list(viewer=request.user)[:50], "engines": engines, "form": form}
 
 
-@require_GET
+@require_safe
 def home(request):
     form = NewGameForm() if request.user.is_authenticated else None
     return render(request, "web/home.html", _home_context(request, form))
 
 
-@require_GET
+@require_safe
 def game_page(request, pk):
     game = _game_or_none(request, pk)
     if game is None:
@@ -100,7 +100,7 @@ def game_join(request, pk):
 
 
 # ---- replay -------------------------------------------------------------------------------
-@require_GET
+@require_safe
 def replay_page(request, pk):
     """A finished, public game: every perspective. A running one: as far as the viewer may see it,
     as their own seat or a spectator (the seed and the record stay closed until it is public)."""
@@ -124,7 +124,7 @@ def replay_page(request, pk):
     return render(request, "web/replay.html", context)
 
 
-@require_GET
+@require_safe
 def replay_json(request, pk):
     """``?at=N&as=all|spectator|SEAT``: the position after event N as that perspective saw it."""
     game = _game_or_none(request, pk)
@@ -145,7 +145,7 @@ def replay_json(request, pk):
 
 # ---- play ---------------------------------------------------------------------------------
 @ensure_csrf_cookie
-@require_GET
+@require_safe
 def play_page(request, pk):
     """A seated player plays here; anyone else watches the spectator view."""
     game = _game_or_none(request, pk)
@@ -163,7 +163,7 @@ def play_page(request, pk):
     return render(request, "web/play.html", context)
 
 
-@require_GET
+@require_safe
 def play_log(request, pk):
     """The events after ``?after=`` in words, redacted for the caller while the game runs."""
     game = _game_or_none(request, pk)

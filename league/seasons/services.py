@@ -27,6 +27,7 @@ from games.models import Game, Seat
 from games.services import game_advance, game_create, game_forfeit
 from kifu.locking import lock_by_id
 from league.models import Club
+from league.names import name_check
 from league.scoring import roundrobin
 from league.services.clubs import is_member, require_organiser
 
@@ -154,6 +155,7 @@ def league_create(
     name = (name or "").strip()
     if not name or len(name) > 100:
         raise ServiceError("invalid_name", "a league needs a name of 1-100 characters")
+    name_check(name, what="the league's name")
     try:
         game = get_engine(engine)
         full_config = game.validate_setup(config, 2)  # what setup would refuse for two seats, now

@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 from games.errors import ServiceError, not_found
 from kifu.locking import lock_by_id
+from league.names import name_check
 
 from ..models import Club, Ladder, Membership, PlayerProfile
 
@@ -77,6 +78,7 @@ def profile_update(*, user, display_name: str | None = None, language: str | Non
         display_name = display_name.strip()
         if len(display_name) > 80:
             raise ServiceError("bad_display_name", "a display name has at most 80 characters")
+        name_check(display_name, what="the display name")
         profile.display_name = display_name
     if language is not None:
         codes = dict(settings.LANGUAGES)
@@ -95,6 +97,7 @@ def club_create(*, name: str, by, slug: str | None = None, description: str = ""
     name = (name or "").strip()
     if not name or len(name) > 100:
         raise ServiceError("bad_club_name", "a club needs a name of 1-100 characters")
+    name_check(name, what="the club's name")
     slug = slugify(slug or name)[:50]
     if not slug:
         raise ServiceError("bad_club_slug", "the club's slug (its name in URLs) needs letters or digits")
@@ -116,7 +119,7 @@ def club_update(*, club_id, by, name: str | None = None, description: str | None
         name = name.strip()
         if not name or len(name) > 100:
             raise ServiceError("bad_club_name", "a club needs a name of 1-100 characters")
-        club.name = name
+        club.name = name_check(name, what="the club's name")
     if description is not None:
         club.description = description
     club.save()

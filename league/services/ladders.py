@@ -15,6 +15,7 @@ from games.errors import ServiceError, not_found
 from games.models import Game
 from games.services import game_advance, game_create, game_forfeit
 from kifu.locking import lock_by_id
+from league.names import name_check
 
 from ..models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match
 from ..scoring import ladder as rules
@@ -63,7 +64,7 @@ def ladder_create(
         raise ServiceError(
             "not_two_player", f"a challenge ladder needs a two-player game; {game.name} is not; use a rating ladder"
         )
-    name = (name or f"{game.name} {kind} ladder").strip()[:100]
+    name = name_check((name or f"{game.name} {kind} ladder").strip()[:100], what="the ladder's name")
     if Ladder.objects.filter(club=club, engine=game.slug, kind=kind).exists():
         raise ServiceError("ladder_exists", f"this club already has a {kind} ladder for {game.name}", status=409)
     try:
@@ -97,7 +98,7 @@ def ladder_update(
     if name is not None:
         if not name.strip():
             raise ServiceError("bad_ladder_name", "a ladder needs a name")
-        ladder.name = name.strip()[:100]
+        ladder.name = name_check(name.strip()[:100], what="the ladder's name")
         ladder.save(update_fields=["name"])
     if settings:
         full = _settings(ladder.kind, ladder.engine, settings, base=ladder.settings)

@@ -30,6 +30,7 @@ from games.engines.base import RuleError
 from games.models import Game
 from games.services import ServiceError
 from kifu.locking import lock_by_id
+from league.names import name_check
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
@@ -108,7 +109,7 @@ def tournament_create(
         )
     return Tournament.objects.create(
         club_id=club_id,
-        name=name.strip() or "Tournament",
+        name=name_check(name.strip(), what="the tournament's name") or "Tournament",
         format=format,
         engine=game.slug,
         game_config=full_config,

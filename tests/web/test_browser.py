@@ -79,8 +79,8 @@ def shots(tmp_path_factory, request):
                 reporter.write_line(f"screenshot: {path}")
 
 
-def new_page(browser, stack, locale: str = "en-US"):
-    context = browser.new_context(base_url=stack.base_url, locale=locale, viewport={"width": 1280, "height": 900})
+def new_page(browser, stack, locale: str = "en-US", width: int = 1280):
+    context = browser.new_context(base_url=stack.base_url, locale=locale, viewport={"width": width, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     errors: list[str] = []
@@ -326,4 +326,47 @@ def test_the_api_docs_and_the_admin_keep_to_the_content_security_policy(stack, b
     page.wait_for_function(redoc_title, timeout=2 * TIMEOUT_MS)
     page.goto("/admin/login/")
     expect(page.locator("#login-form")).to_be_visible()
+    assert page.js_errors == []
+
+
+def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser, shots):
+    """Issue 23: at 390 px nothing widens the page - user text wraps inside a word if it must, and a
+    table too wide for the screen scrolls inside its own box."""
+    word = "Kifu" + "x" * 296  # one 300-letter word
+    owner, other = Player(stack.base_url), Player(stack.base_url)
+    slug = f"c{uuid.uuid4().hex[:8]}"
+    assert owner.http.patch(f"{stack.base_url}/api/profile", json={"display_name": word[:80]}).status_code == 200
+    assert owner.post("/api/clubs", {"name": word[:100], "slug": slug, "description": word}).status_code == 201
+    ladder = owner.post(f"/api/clubs/{slug}/ladders", {"engine": "nine-card", "name": word[:100]})
+    assert ladder.status_code == 201, ladder.text
+    game_id = owner.create_game("believers", [owner.name, other.name])["id"]
+    for player, move in [
+        (owner, {"type": "contribute", "text": word}),
+        (other, {"type": "contribute", "text": f"{word} {word}"}),
+        (owner, {"type": "propose_final_ritual"}),
+        (other, {"type": "agree_final_ritual"}),
+        (owner, {"type": "commit_choice", "choice": "stay"}),
+        (other, {"type": "commit_choice", "choice": "depart"}),
+    ]:
+        assert player.move(game_id, move).status_code == 200
+    page = new_page(browser, stack, width=390)
+    log_in(page, owner.name)
+    pages = {
+        "home": "/",
+        "clubs": "/clubs/",
+        "club": f"/clubs/{slug}/",
+        "ladder": f"/ladders/{ladder.json()['id']}/",
+        "player": f"/players/{owner.name}/",
+        "game": f"/games/{game_id}",
+        "replay": f"/games/{game_id}/replay?at=6&as=all",
+    }
+    widths = {}
+    for name, path in pages.items():
+        page.goto(path)
+        if name == "replay":
+            page.wait_for_selector('#board [data-key="story"] li')
+        page.wait_for_load_state("load")
+        widths[name] = page.evaluate("document.documentElement.scrollWidth")
+        shots(page, f"phone-{name}")
+    assert all(width <= 390 for width in widths.values()), widths
     assert page.js_errors == []

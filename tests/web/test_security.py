@@ -116,3 +116,10 @@ def test_behind_the_tls_proxy_https_is_strict():
     language = client.post("/i18n/setlang/", {"language": "ja", "next": "/"}, headers={"X-Forwarded-Proto": "https"})
     cookie = language.cookies["django_language"]
     assert cookie["secure"] is True and int(cookie["max-age"]) >= 300 * 24 * 3600, "kept after the browser closes"
+
+
+def test_head_is_answered_like_get(client):
+    """A monitor's or a link checker's HEAD / is a 200 like GET, not a 405 (issue 23, item 7)."""
+    for path in ("/", "/clubs/", "/accounts/login/"):
+        assert client.head(path).status_code == 200, path
+    assert client.post("/clubs/").status_code == 405

@@ -103,8 +103,8 @@
   }
 
   function table(headers, rows) {
-    return el("table", { class: "records" }, el("thead", {}, el("tr", {}, headers.map((h) => el("th", { text: h })))),
-      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c))))));
+    return el("div", { class: "table-scroll" }, el("table", { class: "records" }, el("thead", {}, el("tr", {}, headers.map((h) => el("th", { text: h })))),
+      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c)))))));
   }
 
   function folded(key, count, content, open) {
@@ -348,7 +348,7 @@
   function story(lines, ctx, key) {
     const list = el("ol", { class: "story", "data-key": key });
     for (const entry of lines) {
-      const who = el("span", { class: "who", text: name(ctx, entry.seat) + (entry.role ? " · " + word("role_", entry.role) : "") + (entry.form ? " · " + word("form_", entry.form) : "") });
+      const who = el("span", { class: "who" }, el("bdi", { text: name(ctx, entry.seat) }), (entry.role ? " · " + word("role_", entry.role) : "") + (entry.form ? " · " + word("form_", entry.form) : ""));
       let words;
       if (K.isModerated(entry.text)) words = K.moderated(entry.text);
       else if (entry.text === undefined || entry.text === null) words = el("span", { class: "story-text muted", text: t("hidden") });

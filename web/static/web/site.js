@@ -4,4 +4,18 @@
   "use strict";
   const languages = document.getElementById("language-select");
   if (languages) languages.addEventListener("change", () => languages.form.submit());
+
+  // A table wider than the screen scrolls inside its own box rather than widening the page.
+  function scrollable(table) {
+    if (table.parentElement && table.parentElement.classList.contains("table-scroll")) return;
+    const box = document.createElement("div");
+    box.className = "table-scroll";
+    table.replaceWith(box);
+    box.append(table);
+  }
+  function wrapTables(root) {
+    for (const table of root.querySelectorAll("table")) scrollable(table);
+  }
+  document.addEventListener("DOMContentLoaded", () => wrapTables(document));
+  window.KifuSite = { wrapTables };
 })();

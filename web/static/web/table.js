@@ -162,7 +162,7 @@
       if (key === "seat" && Number.isInteger(row[key]) && ctx.names) return el("td", { text: seatLabel(ctx.names, row[key]) });
       return el("td", {}, key in row ? value(key, row[key], ctx) : "");
     })));
-    return el("table", { class: "records" }, el("thead", {}, head), el("tbody", {}, rows));
+    return el("div", { class: "table-scroll" }, el("table", { class: "records" }, el("thead", {}, head), el("tbody", {}, rows)));
   }
 
   // A contribution a moderator hid arrives as {hidden: true, reason} (games/moderation.py).
@@ -300,7 +300,7 @@
           el("td", { class: "winner", text: result.winner === null ? t("drawn_round") : seatLabel(ctx.names, result.winner) })));
       }
       table.append(body);
-      root.append(table);
+      root.append(el("div", { class: "table-scroll" }, table));
     }
     return root;
   }
