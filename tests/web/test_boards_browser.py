@@ -169,4 +169,8 @@ def test_a_hidden_line_reads_hidden_by_a_moderator_in_both_languages(stack, brow
     expect(page.locator("#events li").first).to_have_text(f"{aki.name}: モデレーターにより非表示: a real address")
     assert "[object Object]" not in page.content() and "'hidden'" not in page.content()
     shots(page, "story-hidden-line-ja")
+    # A link past the last event opens at the end, not on an empty board (issue 23, item 7).
+    page.goto(f"/games/{game_id}/replay?at=99&as=all")
+    expect(page.locator("#replay")).to_have_attribute("data-at", "6")
+    expect(story).to_have_count(2)
     assert page.js_errors == []

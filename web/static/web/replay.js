@@ -13,10 +13,11 @@
   const eventsList = document.getElementById("events");
   const message = document.getElementById("message");
   const params = new URLSearchParams(window.location.search);
-  let at = Number.parseInt(params.get("at") || "0", 10) || 0;
   let as = params.get("as") || root.dataset.defaultAs || "all";
   const live = root.dataset.live === "1";
   let total = Number(slider.max);
+  // A link past the last event opens at the end (and one before the first at the start), not empty.
+  let at = Math.min(Math.max(Number.parseInt(params.get("at") || "0", 10) || 0, 0), total);
   let asked = 0; // the number of the latest request; older answers are dropped
 
   function showError(body, status) {
