@@ -148,6 +148,8 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
         expect(page.locator("#play")).to_have_attribute("data-live", "stream")
         # The EventSource sends the session cookie: the stream's head names this page's seat.
         expect(page.locator("#play")).to_have_attribute("data-stream-seat", str(seat))
+        # The stream's first head repeats what the page's own read showed: the state is read once.
+        assert len(page.state_reads) == 1, page.state_reads
         expect(page.locator("#who")).to_contain_text(f"seat {seat}")
         expect(page.locator("#turn-status")).to_have_text("Your turn")
         expect(page.locator("#countdown")).to_contain_text(re.compile(r"\d+ s left"))

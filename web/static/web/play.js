@@ -200,6 +200,7 @@
       return;
     }
     const state = answer.body;
+    drawn = [state.head_seq, state.status, state.window ? state.window.id : null].join("|");
     const key = [state.head_seq, state.status, state.window && state.window.id, state.legal_moves.length].join("|");
     if (key !== lastKey) {
       lastKey = key;
@@ -207,6 +208,10 @@
       await drawLog(state.head_seq);
     }
   }
+
+  // What the last read showed (head, status, window): a head message that says the same - the first
+  // one, right after the page's own read - needs no second read.
+  let drawn = null;
 
   // Coalesce heads that arrive while a read is running into one more read. (No await between the
   // loop's last check and clearing `reading`, so a head is never dropped.)
@@ -256,7 +261,8 @@
       const head = JSON.parse(message.data);
       root.dataset.heads = String(Number(root.dataset.heads || 0) + 1);
       root.dataset.streamSeat = String(head.seat); // the stream knows the session's seat
-      reload().then(() => { if (head.status === "finished") stop(); });
+      const same = [head.head_seq, head.status, head.window ? head.window.id : null].join("|") === drawn;
+      (same ? Promise.resolve() : reload()).then(() => { if (head.status === "finished") stop(); });
     });
     source.addEventListener("end", (message) => {
       const end = JSON.parse(message.data);
