@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
@@ -25,6 +24,30 @@ class DecisionSerializer(serializers.Serializer):
     action = serializers.CharField()
     reason = serializers.CharField()
     created_at = serializers.DateTimeField()
+
+
+class ReportSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    reporter = serializers.CharField()
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ModerationDecisionSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=["hide", "unhide"])
+    by = serializers.CharField()
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ReportListSerializer(serializers.Serializer):
+    """``games.moderation.report_list``."""
+
+    game = serializers.UUIDField()
+    hidden = serializers.ListField(child=serializers.IntegerField(), help_text="The seqs hidden now.")
+    reports = ReportSerializer(many=True)
+    decisions = ModerationDecisionSerializer(many=True, help_text="Every hide and unhide, oldest first.")
 
 
 class OptionalReasonSerializer(serializers.Serializer):
@@ -79,7 +102,7 @@ class ContributionHideView(APIView):
 class ContributionReportListView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS}, tags=["moderation"])
+    @extend_schema(responses={200: ReportListSerializer, **ERRORS}, tags=["moderation"])
     def get(self, request, pk):
         """The game's reports, hidden seqs and moderation history (moderators only)."""
         game = load_game(pk, request.user)

@@ -35,6 +35,11 @@ class AutoSchema(openapi.AutoSchema):
     account, getting a token). An empty list says what the view does: no credentials needed.
     """
 
+    def get_operation_id(self):
+        """Operation ids are identifiers (``seasons_standings_csv_retrieve``, not ``...standings.csv...``):
+        generators name a function or a module after each."""
+        return re.sub(r"\W", "_", super().get_operation_id())
+
     def get_auth(self):
         if any(isinstance(permission, permissions.AllowAny) for permission in self.view.get_permissions()):
             return []
@@ -187,7 +192,7 @@ STATE_PROPERTIES = {
     "game": {"type": "string", "format": "uuid"},
     "seat": LEGAL_MOVES_PROPERTIES["seat"],
     "head_seq": {"type": "integer"},
-    "status": {"type": "string", "enum": ["open", "running", "finished", "aborted"]},
+    "status": ref("GameStatusEnum"),  # the enum hook named Game.status's enum so
     "actors": {"type": "array", "items": {"type": "integer"}, "description": "The seats that may act now."},
     "window": {"allOf": [ref("Window")], "nullable": True},
     "view": {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +23,8 @@ class WebhookCreateSerializer(serializers.Serializer):
 
 
 class WebhookSerializer(serializers.ModelSerializer):
+    events = serializers.ListField(child=serializers.ChoiceField(choices=services.EVENTS), read_only=True)
+
     class Meta:
         model = Webhook
         fields = ["id", "url", "events", "created_at"]
@@ -39,9 +41,25 @@ class AttemptSerializer(serializers.ModelSerializer):
         fields = ["number", "at", "status_code", "error", "duration_ms"]
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "event": {"type": "string", "enum": list(services.EVENTS)},
+            "created_at": {"type": "string", "format": "date-time"},
+            "data": {"type": "object", "additionalProperties": True, "description": "What the event is about."},
+        },
+        "description": "The JSON body that was POSTed (hooks.services).",
+    }
+)
+class DeliveryBodyField(serializers.JSONField):
+    """The body a delivery POSTs."""
+
+
 class DeliverySerializer(serializers.ModelSerializer):
     attempt_log = AttemptSerializer(many=True, read_only=True)
-    body = serializers.JSONField(source="payload", read_only=True)
+    body = DeliveryBodyField(source="payload", read_only=True)
 
     class Meta:
         model = Delivery

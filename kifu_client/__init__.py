@@ -4,9 +4,8 @@ from kifu_client import KifuClient, KifuError
 
 me = KifuClient.login("http://127.0.0.1:8000", "aki", "kifu-demo-password")
 game = me.create_game("nine-card", [me.username, "ben"])
-for message in me.stream_game(game["id"]):
-    if message.type == "head" and message.data.get("legal_moves"):
-        me.submit_move(game["id"], message.data["legal_moves"][0], wait=5)
+for head in me.turns(game["id"]):  # current heads where this seat may act
+    me.submit_move(game["id"], head["legal_moves"][0], wait=5)
 """
 
 from .client import KifuClient

@@ -11,7 +11,7 @@ from typing import Any, cast
 import requests
 
 from .errors import KifuError
-from .types import Account, EngineInfo, Event, Game, GameState, Move, StreamMessage, Submission, Verification
+from .types import Account, EngineInfo, Event, Game, GameState, Head, Move, StreamMessage, Submission, Verification
 from .wire import parse_ndjson, parse_sse
 
 OPEN_RETRIES = 5  # a stream that cannot be opened this many times in a row gives up
@@ -39,6 +39,8 @@ class KifuClient:
         self.throttle_retries = throttle_retries
         self.http = session or requests.Session()
         self.username: str | None = None
+        # game id -> the seq of this client's newest accepted move there: the heads before it are stale
+        self.moved_at: dict[str, int] = {}
         if token:
             self.http.headers["Authorization"] = f"Token {token}"
 
@@ -136,17 +138,54 @@ class KifuClient:
         answer is safe. A rejection by the rules raises KifuError (status 422, ``.submission``).
         """
         body = {"move": move, "idempotency_key": idempotency_key or uuid.uuid4().hex}
-        return cast(Submission, self._call("POST", f"/games/{game_id}/moves", json=body, params={"wait": wait}))
+        submission = cast(Submission, self._call("POST", f"/games/{game_id}/moves", json=body, params={"wait": wait}))
+        return self._note(submission)
 
     def submission(self, game_id: str, submission_id: str, *, wait: float = 0.0) -> Submission:
         """A submission and its verdict; waits up to ``wait`` s (max 30) for a pending one."""
         path = f"/games/{game_id}/submissions/{submission_id}"
-        return cast(Submission, self._call("GET", path, params={"wait": wait}))
+        return self._note(cast(Submission, self._call("GET", path, params={"wait": wait})))
+
+    def _note(self, submission: Submission) -> Submission:
+        """Remember where an accepted move went in (``turns`` skips the heads written before it)."""
+        seq = submission.get("event_seq")
+        if submission.get("status") == "accepted" and isinstance(seq, int):
+            self.moved_at[submission["game"]] = max(seq, self.moved_at.get(submission["game"], 0))
+        return submission
 
     def resign(self, game_id: str, *, wait: float = 10.0) -> Submission:
         return self.submit_move(game_id, {"type": "resign"}, wait=wait)
 
     # ---- streams ----------------------------------------------------------------------------
+    def turns(self, game_id: str, **stream_options: Any) -> Iterator[Head]:
+        """The heads of a game at which this account's seat may act, current ones only; ends with the game.
+
+        A stream delivers every head in order, and a client that acts on each lags behind: while
+        it waited for a verdict, the stream kept the heads written before its move went in, and
+        moves taken from those are for a position that has passed (the rules refuse them). So a
+        head is skipped when it is older than this client's last accepted move in the game
+        (``submit_move`` with ``wait``, or ``submission``, tells where it went in), not newer than
+        a head already yielded, or no longer the game's head (``current_moves``: the stream brings
+        the newer one). ``stream_options`` go to ``stream_game``.
+        """
+        newest = -1
+        for message in self.stream_game(game_id, **stream_options):
+            if message.type != "head":
+                continue
+            head = cast(Head, message.data)
+            seq = head["head_seq"]
+            if seq <= newest or seq < self.moved_at.get(game_id, 0) or not head.get("legal_moves"):
+                continue
+            newest = seq
+            moves = self.current_moves(game_id, head)
+            if moves:
+                yield cast(Head, {**head, "legal_moves": moves})
+
+    def current_moves(self, game_id: str, head: Head) -> list[Move] | None:
+        """This seat's legal moves if ``head`` is still the game's head (one request), else None."""
+        now = self._call("GET", f"/games/{game_id}/legal-moves")
+        return cast(list[Move], now["moves"]) if now["head_seq"] == head["head_seq"] else None
+
     def stream_game(
         self,
         game_id: str,
