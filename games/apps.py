@@ -19,3 +19,10 @@ class GamesConfig(AppConfig):
         refusal(ServiceError, status=lambda error: error.status)
         refusal(RecordError, fields=("line",))
         refusal(RuleError)
+
+        # The services announce the work they leave for a worker (games.signals); the tasks, which
+        # import the services, receive it - so the services never import the tasks.
+        from . import signals, tasks
+
+        signals.advance_due.connect(tasks.on_advance_due, dispatch_uid="games.on_advance_due")
+        signals.window_timer_due.connect(tasks.on_window_timer_due, dispatch_uid="games.on_window_timer_due")

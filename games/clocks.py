@@ -30,6 +30,8 @@ MAX_INCREMENT_SECONDS = 3600
 MAX_DAYS_PER_MOVE = 60
 ON_TIMEOUT = ("loss", "pass", "default_move")
 MAX_SPECTATOR_DELAY_SECONDS = 3600
+CLOCK_PREFIX = "clock-"  # the id of a window a game clock opened (its deadline is a bank running out)
+CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (``Bank``): server working state
 
 # What a timeout plays instead of resigning, per engine: the first legal move whose type comes
 # first in this preference list. Only games where such a move is an ordinary, harmless play are

@@ -34,17 +34,16 @@ from django.utils import timezone
 
 from kifu.locking import lock_by_id
 
-from . import clocks, receipts
+from . import clocks, notices, receipts
+from .clocks import CLOCK_PREFIX, CLOCK_STATE
 from .engines.base import Engine, RuleError
 from .engines.chance import ChanceStream
 from .errors import ServiceError, not_found
 from .models import GENESIS_HASH, Event, Game, Submission
 from .records import canonical_json
+from .signals import game_changed, game_finished, window_timer_due
 
 log = logging.getLogger("kifu.games")
-
-CLOCK_PREFIX = "clock-"
-CLOCK_STATE = "clock_state"  # meta key of a bank clock's projection (games.clocks.Bank)
 
 
 # ---- the chain -----------------------------------------------------------------------------------
@@ -500,11 +499,7 @@ class Notice:
     verdicts: list[dict]
 
     def send(self) -> None:
-        from . import streams
-        from .signals import game_changed, game_finished
-        from .tasks import schedule_window_close
-
-        streams.publish(
+        notices.publish(
             self.game_id,
             {"seq": self.seq, "window": self.window or None, "finished": self.finished},
             verdicts=self.verdicts,
@@ -517,7 +512,12 @@ class Notice:
         if self.window and self.deadline is not None and (self.window_opened or self.retry_close):
             # A close that had to wait for a move request in flight is tried again shortly.
             due = max(self.deadline + receipts.grace(), timezone.now() + timedelta(milliseconds=20))
-            schedule_window_close(self.game_id, self.window, due if self.retry_close else self.deadline)
+            window_timer_due.send(
+                sender=Game,
+                game_id=self.game_id,
+                window=self.window,
+                deadline=due if self.retry_close else self.deadline,
+            )
         if self.finished:
             outcome = Game.objects.filter(pk=self.game_id).values_list("outcome", flat=True).first()
             # Robust: the game is committed whatever a listener does; a failing follow-up is logged

@@ -15,7 +15,7 @@ import logging
 from datetime import datetime
 
 from . import clocks
-from .eventlog import CLOCK_STATE  # a bank clock's projection: server working state, not record meta
+from .clocks import CLOCK_STATE  # a bank clock's projection: server working state, not record meta
 
 log = logging.getLogger("kifu.games")
 
@@ -42,12 +42,24 @@ def _time_control(raw, engine_slug: str) -> dict | None:
         raise MetaError("bad_time_control", f"meta.time_control: {error.message}") from None
 
 
-def _spectator_delay(raw) -> int:
-    from .services import ServiceError, _spectator_delay_check  # the rule game creation applies
+def spectator_delay_check(seconds) -> int:
+    """The spectator delay a game may have (game creation, a later change, a record import)."""
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int)
+        or not (0 <= seconds <= clocks.MAX_SPECTATOR_DELAY_SECONDS)
+    ):
+        raise MetaError(
+            "bad_spectator_delay",
+            f"spectator_delay_seconds is a whole number of seconds from 0 to {clocks.MAX_SPECTATOR_DELAY_SECONDS}",
+        )
+    return seconds
 
+
+def _spectator_delay(raw) -> int:
     try:
-        return _spectator_delay_check(raw)
-    except ServiceError as error:
+        return spectator_delay_check(raw)
+    except MetaError as error:
         raise MetaError(error.code, f"meta.{error.message}") from None
 
 

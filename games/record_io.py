@@ -9,9 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import checkpoints
+from .clocks import CLOCK_STATE
 from .engines import get_engine
 from .engines.base import RuleError
-from .eventlog import CLOCK_STATE, chain_check, event_hash
+from .eventlog import chain_check, event_hash
 from .meta import MetaError, meta_check, meta_readable
 from .models import GENESIS_HASH, Event, Game, Seat
 from .records import RecordError, canonical_json, dump_record, parse_record, replay_record, verify_chance

@@ -16,13 +16,13 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils.module_loading import import_string
 
+from . import services
+
 log = logging.getLogger("kifu.scheduler")
 _started = threading.Event()
 
 
 def tick() -> None:
-    from . import services
-
     services.deadlines_sweep()
     services.submissions_sweep(older_than=settings.KIFU_SUBMISSION_REQUEUE_SECONDS)
 

@@ -24,13 +24,16 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from . import clocks, receipts
+from .clocks import CLOCK_PREFIX, CLOCK_STATE
 from .engines import get_engine
 from .engines.base import Engine, RuleError
 from .errors import ServiceError
-from .eventlog import CLOCK_PREFIX, CLOCK_STATE, Appender, event_hash, running_seats
+from .eventlog import Appender, event_hash, running_seats
 from .eventlog import lock as _lock
+from .meta import MetaError, spectator_delay_check
 from .models import Game, MatureConsent, Seat, Submission
 from .records import canonical_json
+from .signals import advance_due
 
 log = logging.getLogger("kifu.games")
 
@@ -98,16 +101,10 @@ FORFEIT_REASON_LENGTH = 100
 
 
 def _spectator_delay_check(seconds) -> int:
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int)
-        or not (0 <= seconds <= clocks.MAX_SPECTATOR_DELAY_SECONDS)
-    ):
-        raise ServiceError(
-            "bad_spectator_delay",
-            f"spectator_delay_seconds is a whole number of seconds from 0 to {clocks.MAX_SPECTATOR_DELAY_SECONDS}",
-        )
-    return seconds
+    try:
+        return spectator_delay_check(seconds)
+    except MetaError as error:
+        raise ServiceError(error.code, error.message) from None
 
 
 @transaction.atomic
@@ -344,11 +341,9 @@ def _existing_submission(game_id, user, key: str, move: dict) -> Submission | No
 
 def _queue_advance(game_id, *, force: bool = False) -> None:
     """Queue an advance of the game unless one is already waiting to start (``force``: queue it
-    anyway - the sweeper's re-queue of submissions a lost task left behind)."""
-    from .tasks import advance_queue_claim, game_advance_task
-
-    if advance_queue_claim(game_id) or force:
-        game_advance_task.delay(str(game_id))
+    anyway - the sweeper's re-queue of submissions a lost task left behind). Services never import
+    the tasks (the tasks import the services): ``games.tasks.on_advance_due`` receives this."""
+    advance_due.send(sender=Game, game_id=game_id, force=force)
 
 
 @transaction.atomic

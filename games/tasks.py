@@ -12,6 +12,7 @@ from kifu.celery import retrying_task
 
 from . import checkpoints, receipts, services
 from .models import Game
+from .notices import redis_client
 
 log = logging.getLogger("kifu.games")
 
@@ -38,8 +39,6 @@ def advance_queue_claim(game_id) -> bool:
     """True when the caller should queue an advance of ``game_id`` (none is waiting to start)."""
     if settings.EMBEDDED or not settings.REDIS_URL:
         return True
-    from .streams import redis_client
-
     try:
         return bool(redis_client().set(_advance_mark(game_id), 1, nx=True, px=ADVANCE_MARK_MS))
     except Exception:
@@ -49,12 +48,17 @@ def advance_queue_claim(game_id) -> bool:
 def advance_queue_release(game_id) -> None:
     if settings.EMBEDDED or not settings.REDIS_URL:
         return
-    from .streams import redis_client
-
     try:
         redis_client().delete(_advance_mark(game_id))
     except Exception:
         log.warning("could not drop the advance mark of %s", game_id, exc_info=True)
+
+
+def on_advance_due(sender, *, game_id, force: bool = False, **kwargs) -> None:
+    """Receiver of ``games.signals.advance_due`` (a service stored a submission, or the sweeper
+    found some left pending): queue an advance unless one is already waiting to start."""
+    if advance_queue_claim(game_id) or force:
+        game_advance_task.delay(str(game_id))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=200)
@@ -102,3 +106,8 @@ def schedule_window_close(game_id, window: str, deadline) -> None:
     if settings.EMBEDDED or (deadline - timezone.now()).total_seconds() > ETA_HORIZON_SECONDS:
         return
     window_close_task.apply_async((str(game_id), window), eta=deadline)
+
+
+def on_window_timer_due(sender, *, game_id, window: str, deadline, **kwargs) -> None:
+    """Receiver of ``games.signals.window_timer_due`` (``games.eventlog.Notice``)."""
+    schedule_window_close(game_id, window, deadline)

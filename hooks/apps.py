@@ -10,6 +10,9 @@ class HooksConfig(AppConfig):
     def ready(self) -> None:
         from games.signals import game_changed
 
+        from . import signals, tasks
         from .receivers import on_game_changed
 
         game_changed.connect(on_game_changed, dispatch_uid="hooks.on_game_changed")
+        # The services announce new deliveries; the tasks (which import the services) send them.
+        signals.deliveries_created.connect(tasks.on_deliveries_created, dispatch_uid="hooks.on_deliveries_created")

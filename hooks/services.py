@@ -31,6 +31,7 @@ from kifu.locking import lock_by_id
 
 from . import selectors
 from .models import Delivery, DeliveryAttempt, GameCursor, Webhook
+from .signals import deliveries_created
 
 log = logging.getLogger("kifu.hooks")
 
@@ -184,7 +185,7 @@ def game_changes_deliver(*, game_id) -> int:
             cursor.save()
         Delivery.objects.bulk_create(created)
         ids = [str(delivery.pk) for delivery in created]
-        transaction.on_commit(lambda: _queue(ids))
+        transaction.on_commit(lambda: deliveries_created.send(sender=Delivery, delivery_ids=ids))
     return len(created)
 
 
@@ -193,13 +194,6 @@ def _delivery(hook: Webhook, kind: str, data: dict) -> Delivery:
     body = {"id": str(delivery.pk), "event": kind, "created_at": timezone.now(), "data": data}
     delivery.body = json.dumps(body, cls=DjangoJSONEncoder, separators=(",", ":"), sort_keys=True)
     return delivery
-
-
-def _queue(ids: list[str]) -> None:
-    from .tasks import queue_delivery
-
-    for delivery_id in ids:
-        queue_delivery(delivery_id)
 
 
 # ---- sending ------------------------------------------------------------------------------------

@@ -35,7 +35,9 @@ def deliveries_sweep() -> int:
     return len(due)
 
 
-def queue_delivery(delivery_id: str) -> None:
-    """Send a new delivery: a task on the real stack; embedded, the timer thread's next sweep."""
+def on_deliveries_created(sender, *, delivery_ids: list[str], **kwargs) -> None:
+    """Receiver of ``hooks.signals.deliveries_created``: send each new delivery - a task on the real
+    stack; embedded, the timer thread's next sweep."""
     if not settings.EMBEDDED:
-        delivery_send_task.delay(delivery_id)
+        for delivery_id in delivery_ids:
+            delivery_send_task.delay(delivery_id)

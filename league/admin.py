@@ -28,6 +28,7 @@ from .models import (
     TournamentRound,
 )
 from .scoring import ladder as rules
+from .scoring.errors import ScoringError
 from .tournaments.lifecycle import tournament_advance
 
 
@@ -200,7 +201,7 @@ class LadderForm(forms.ModelForm):
             if kind and data.get("settings") is not None:
                 base = self.instance.settings if self.instance.pk else None
                 rules.validate_settings(kind, data.get("settings") or {}, base=base)
-        except RuleError as error:
+        except (RuleError, ScoringError) as error:
             raise forms.ValidationError(f"{error.code}: {error.message}") from None
         return data
 

@@ -7,8 +7,8 @@ from django.db.models import Q, QuerySet
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match, Membership, RatingPoint
 from .scoring import ladder as rules
-from .services.clubs import is_member, is_organiser
 from .services.log import projection_of
+from .services.membership import is_member, is_organiser
 
 User = get_user_model()
 

@@ -19,7 +19,7 @@ from league import selectors, services
 from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
 from league.seasons import selectors as season_selectors
 from league.seasons.models import DivisionPlayer
-from league.services.clubs import membership_of
+from league.services.membership import membership_of
 from league.tournaments import selectors as tournament_selectors
 
 from .charts import rating_chart

@@ -37,9 +37,8 @@ import copy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from games.engines.base import RuleError
-
 from . import matches as match_rules
+from .errors import ScoringError
 from .ratings import Rating, initial_rating, rate_ranking
 
 CHALLENGE = "challenge"
@@ -97,11 +96,11 @@ CHALLENGE_DEFAULTS = {
 RATING_DEFAULTS = {"match": None, "allow_bots": False}
 
 
-class SettingsError(RuleError):
+class SettingsError(ScoringError):
     code = "invalid_ladder_settings"
 
 
-class ChallengeRefused(RuleError):
+class ChallengeRefused(ScoringError):
     code = "challenge_refused"
 
 

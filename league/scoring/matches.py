@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from games.engines.base import RuleError
+from .errors import ScoringError
 
 FORMATS = ("best_of", "first_to", "session")
 POINTS = ("wins", "scores")
 MAX_GAMES = 100
 
 
-class MatchSpecError(RuleError):
+class MatchSpecError(ScoringError):
     code = "invalid_match"
 
 

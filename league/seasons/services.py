@@ -29,7 +29,7 @@ from kifu.locking import lock_by_id
 from league.models import Club
 from league.names import name_check
 from league.scoring import roundrobin
-from league.services.clubs import is_member, require_organiser
+from league.services.membership import is_member, require_organiser
 
 from . import scoring, selectors
 from .models import Division, DivisionPlayer, Fixture, League, LeaguePlayer, Season

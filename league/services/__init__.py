@@ -6,7 +6,7 @@ Each service takes keyword-only arguments, owns its transaction, checks the call
 time), so tests can run months of a ladder on a simulated clock.
 """
 
-from games.services import ServiceError
+from games.errors import ServiceError
 
 from .challenges import (
     challenge_accept,
@@ -18,8 +18,6 @@ from .challenges import (
 from .clubs import (
     club_create,
     club_update,
-    is_member,
-    is_organiser,
     membership_approve,
     membership_invite,
     membership_join,
@@ -27,18 +25,18 @@ from .clubs import (
     membership_set_role,
     profile_update,
 )
+from .ladder_deadlines import ladder_sweep, ladders_sweep
 from .ladders import (
     ladder_correct,
     ladder_create,
     ladder_join,
-    ladder_sweep,
     ladder_update,
     ladder_withdraw,
-    ladders_sweep,
     rated_game_create,
 )
 from .log import ladder_rebuild, ladder_verify
 from .matches import match_create
+from .membership import is_member, is_organiser
 from .results import league_game_finished
 
 __all__ = [

@@ -10,16 +10,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.accounts import is_bot
-from games.engines.base import RuleError
 from games.errors import ServiceError
 from games.services import game_create
 from kifu.locking import lock_by_id
 
 from ..models import Challenge, Ladder, LeagueGame
 from ..scoring import ladder as rules
-from .clubs import is_member, require_member, require_organiser
+from ..scoring.errors import ScoringError
 from .log import event_append, ladder_lock, projection_of, projection_rebuild
 from .matches import match_start
+from .membership import is_member, require_member, require_organiser
 
 Status = Challenge.Status
 
@@ -100,7 +100,7 @@ def challenge_create(*, ladder_id, by, defender, now: datetime | None = None) ->
             )
     try:
         free = rules.check_challenge(projection_of(ladder), by.pk, defender.pk)
-    except RuleError as error:
+    except ScoringError as error:
         raise ServiceError(error.code, error.message, status=409) from None
     challenge = Challenge(
         ladder=ladder,
@@ -172,7 +172,7 @@ def challenge_decline(*, challenge_id, by, now: datetime | None = None) -> Chall
     if by is None or by.pk != challenge.defender_id:
         raise ServiceError("not_defender", "only the challenged player may decline a challenge", status=403)
     _must_be_open(challenge, Status.ISSUED)
-    decide_forfeit(ladder, challenge, loser_id=challenge.defender_id, reason="declined", now=now, actor=by)
+    forfeit_challenge(ladder, challenge, loser_id=challenge.defender_id, reason="declined", now=now, actor=by)
     projection_rebuild(ladder)
     return challenge
 
@@ -248,7 +248,9 @@ def decide_result(
     _decided(challenge, event, now, {"winner": winner, "reason": source})
 
 
-def decide_forfeit(ladder: Ladder, challenge: Challenge, *, loser_id: int, reason: str, now: datetime, actor=None):
+def forfeit_challenge(ladder: Ladder, challenge: Challenge, *, loser_id: int, reason: str, now: datetime, actor=None):
+    """Decide a ladder challenge by forfeit: ``loser_id`` declined, or missed its accept-by or play-by
+    date (``ladder_deadlines``). A tournament board's forfeit is ``league.tournaments``' own."""
     winner_id = challenge.challenger_id if loser_id == challenge.defender_id else challenge.defender_id
     payload = {**_base(challenge), "winner": winner_id, "loser": loser_id, "reason": reason}
     event = event_append(ladder, kind=rules.FORFEIT, payload=payload, actor=actor, at=now)

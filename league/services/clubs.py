@@ -19,42 +19,10 @@ from kifu.locking import lock_by_id
 from league.names import name_check
 
 from ..models import Club, Ladder, Membership, PlayerProfile
+from .ladders import withdraw_player
+from .membership import require_organiser
 
 Role, Status = Membership.Role, Membership.Status
-
-
-def membership_of(club: Club | int, user) -> Membership | None:
-    if user is None or not user.is_authenticated:
-        return None
-    return Membership.objects.filter(club=club, user=user).first()
-
-
-def is_organiser(club: Club | int, user) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    if user.is_superuser:
-        return True
-    return Membership.objects.filter(club=club, user=user, role=Role.ORGANISER, status=Status.ACTIVE).exists()
-
-
-def is_member(club: Club | int, user) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(club=club, user=user, status=Status.ACTIVE).exists()
-
-
-def require_organiser(club: Club | int, user) -> None:
-    if user is None or not user.is_authenticated:
-        raise ServiceError("not_authenticated", "log in (send your API token) to do this", status=401)
-    if not is_organiser(club, user):
-        raise ServiceError("not_organiser", "only an organiser of this club may do this", status=403)
-
-
-def require_member(club: Club | int, user) -> None:
-    if user is None or not user.is_authenticated:
-        raise ServiceError("not_authenticated", "log in (send your API token) to do this", status=401)
-    if not is_member(club, user):
-        raise ServiceError("not_member", "only members of this club may do this; ask to join first", status=403)
 
 
 def _lock_club(club_id) -> Club:
@@ -220,8 +188,6 @@ def membership_set_role(*, club_id, by, user, role: str) -> Membership:
 def membership_remove(*, club_id, by, user, now: datetime | None = None) -> Membership:
     """An organiser removes a member, or a user leaves (or turns down an invitation, or withdraws a
     request). A member who leaves is withdrawn from the club's ladders; their open challenges are void."""
-    from .ladders import withdraw_player
-
     now = now or timezone.now()
     club = _lock_club(club_id)
     if by is None or not by.is_authenticated:

@@ -11,11 +11,13 @@ from django.utils import timezone
 
 from games.engines import get_engine
 from games.engines.base import RuleError
+from games.errors import ServiceError
 from games.models import Game
-from games.services import ServiceError, game_create
+from games.services import game_create
 
 from ..models import Challenge, Ladder, LeagueGame, Match
 from ..scoring import matches as match_rules
+from ..scoring.errors import ScoringError
 
 
 def check_spec(engine_slug: str, spec) -> dict:
@@ -23,7 +25,7 @@ def check_spec(engine_slug: str, spec) -> dict:
     try:
         spec = match_rules.validate_spec(spec)
         engine = get_engine(engine_slug)
-    except RuleError as error:
+    except (RuleError, ScoringError) as error:
         raise ServiceError(error.code, error.message) from None
     if spec["format"] == "session":
         flag = next((f for f in engine.flags if f.name == "match_games"), None)

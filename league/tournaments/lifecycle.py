@@ -35,8 +35,8 @@ from league.names import name_check
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
-from ..services.clubs import require_member, require_organiser
 from ..services.matches import game_ranking
+from ..services.membership import require_member, require_organiser
 from ..services.results import league_game_finished
 from .boards import active_players, complete_check, create_round, decide, round_waiting, tournament_lock
 from .brackets import bracket_pair_next, bracket_start

@@ -14,8 +14,8 @@ from games.services import ServiceError, game_advance, game_forfeit
 from kifu.locking import lock_by_id
 
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
-from ..services.clubs import require_organiser
 from ..services.matches import current_game, game_ranking
+from ..services.membership import require_organiser
 from ..services.results import league_game_finished
 from .boards import Decided, complete_check, create_round, decide, decide_forfeit, tournament_lock
 from .pairing import table_error

@@ -37,7 +37,7 @@ def test_settings_defaults_and_errors():
         rules.validate_settings(rules.CHALLENGE, {"challenge_range": [{"to": 5, "places": 2}]})
     with pytest.raises(rules.SettingsError, match="accept_days"):
         rules.validate_settings(rules.CHALLENGE, {"accept_days": 0})
-    with pytest.raises(rules.RuleError, match="best_of"):
+    with pytest.raises(rules.ScoringError, match="best_of"):
         rules.validate_settings(rules.RATING, {"match": {"format": "best_of"}})
     # A partial update keeps the other settings.
     assert rules.validate_settings(rules.CHALLENGE, {"play_days": 2}, base=full)["on_challenger_win"] == "leapfrog"

@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.services import ServiceError
+from games.errors import ServiceError
 from league import services
 from league.models import Ladder
 
