@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from . import clocks, moderation
 from .engines import REGISTRY, get_engine
+from .engines.base import RuleError
 from .meta import meta_readable
 from .models import BotAccount, ContributionHiding, Event, Game, MatureConsent, Seat, Submission
 
@@ -349,8 +350,19 @@ class Replay:
     at: datetime | None
 
 
+class StoredEventError(RuleError):
+    """A stored event that does not replay (a damaged or hand-edited log): ``seq`` says which; the
+    ``code`` and ``message`` are the engine's."""
+
+    def __init__(self, seq: int, error: RuleError) -> None:
+        super().__init__(error.message, code=error.code)
+        self.seq = seq
+
+
 def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay:
-    """Replay ``game`` to event ``upto`` (continuing ``since`` when it is not past ``upto``).
+    """Replay ``game`` to event ``upto`` (continuing ``since`` when it is not past ``upto``): the one
+    replay of a stored game (API, streams, web pages); ``games.records.replay_record`` replays a
+    record file. A stored event the engine refuses raises ``StoredEventError``.
 
     A bank clock is derived from the log alone: each event's boundary is the receipt time of the
     accepted submission it came from, else its ``created_at`` (``games.clocks`` says why)."""
@@ -374,7 +386,10 @@ def game_replay(*, game: Game, upto: int, since: Replay | None = None) -> Replay
             ).values_list("event_seq", "received_at")
         )
     for row in rows:
-        state = engine.apply(state, row.as_record())
+        try:
+            state = engine.apply(state, row.as_record())
+        except RuleError as error:
+            raise StoredEventError(row.seq, error) from None
         at = row.created_at
         if bank is not None:
             bank = bank.step(

@@ -1,11 +1,11 @@
 """A game's position after event N, as one seat, a spectator or everyone saw it.
 
-A finished game that is public to the viewer: the stored events are turned back into a record and
-replayed through the engine with ``games.records.replay_record`` (the same code path as
-``manage.py kifu replay``), so what the viewer shows is what the rules produce, not a second
-implementation of them. A running game (or one whose end a delayed spectator may not see yet) is
-replayed only as far as ``selectors.game_sight`` lets the viewer see, only as their own seat or as
-a spectator, with the events exactly as ``selectors.events_for`` gives them (``live_position``).
+A finished game that is public to the viewer: the stored events are replayed through the engine
+with ``games.selectors.game_replay`` (the one replay of a stored game, as the API and the streams
+use it), so what the viewer shows is what the rules produce, not a second implementation of them.
+A running game (or one whose end a delayed spectator may not see yet) is replayed only as far as
+``selectors.game_sight`` lets the viewer see, only as their own seat or as a spectator, with the
+events exactly as ``selectors.events_for`` gives them (``live_position``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from games import selectors
 from games.engines import get_engine
 from games.models import Game
 from games.moderation import contribution_mask
-from games.record_io import record_header
-from games.records import RecordError, canonical_json, replay_record
 
 from .describe import describe_event, katsu_results
 from .names import game_name
@@ -98,14 +96,13 @@ def replay_position(*, game: Game, at_raw: str | None, as_raw: str | None, moder
     perspective = parse_perspective(as_raw, len(names))
     rows = list(game.events.order_by("seq"))
     at = parse_at(at_raw, len(rows))
-    lines = [canonical_json(record_header(game))] + [canonical_json(row.as_record()) for row in rows]
+    engine = get_engine(game.engine)
     try:
-        replay = replay_record(lines, upto=at)
-    except RecordError as error:
+        state = selectors.game_replay(game=game, upto=at).state
+    except selectors.StoredEventError as error:
         raise ReplayError(
-            "replay_failed", f"stored event {error.line - 1} does not replay: {error.code}: {error.message}", 500
+            "replay_failed", f"stored event {error.seq} does not replay: {error.code}: {error.message}", 500
         ) from None
-    engine, state = replay.engine, replay.state
     if perspective == EVERYONE:
         view = merge_views(engine.view(state, None), [engine.view(state, seat) for seat in range(len(names))])
     else:

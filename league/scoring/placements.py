@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .standings import OMW_FLOOR, TIEBREAKS, Row, buchholz
+from .standings import OMW_FLOOR, TIEBREAKS, Row, buchholz, encounter_points
 
 Ranking = Sequence[Sequence[Hashable]]
 
@@ -148,16 +148,7 @@ def standings(
 def direct_encounter(group: Sequence[Hashable], results: Sequence[dict]) -> dict[Hashable, float] | None:
     """DE (C.07 2023) at tables: the pairwise points among the tied players, used only when every
     tied pair has shared a table; otherwise None."""
-    members = set(group)
-    points = dict.fromkeys(group, 0.0)
-    met = set()
-    for result in results:
-        for (a, b), value in result.items():
-            if a in members and b in members:
-                points[a] += value
-                met.add(frozenset((a, b)))
-    needed = {frozenset((x, y)) for x in group for y in group if x != y}
-    return points if needed <= met else None
+    return encounter_points(group, ((a, b, value) for result in results for (a, b), value in result.items()))
 
 
 def _omw(opponents: Sequence[Hashable], points: dict, rounds: dict, max_points: float) -> float:

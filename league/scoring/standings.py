@@ -13,7 +13,7 @@ a player's Buchholz compared to the field.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 TIEBREAKS = (
@@ -78,19 +78,34 @@ def sonneborn_berger(terms: Sequence[tuple[float, float]]) -> float:
     return float(sum(score * result for score, result in terms))
 
 
-def direct_encounter(group: Sequence[Hashable], results: Sequence[Result]) -> dict[Hashable, float] | None:
-    """DE (C.07 2023): among players tied on points, the points scored in games between them.
-    Used only when every tied pair has met; otherwise None (the tiebreak does not separate them)."""
+def encounter_points(
+    group: Iterable[Hashable], encounters: Iterable[tuple[Hashable, Hashable, float]]
+) -> dict[Hashable, float] | None:
+    """DE (C.07 2023), the one rule every table uses: among players tied on points, the points each
+    took from the others of the group - ``encounters`` are ``(player, opponent, points the player
+    took)`` in result order - used only when every pair of the group has met; otherwise None (the
+    tiebreak does not separate them). A two-player event (``direct_encounter``), multiplayer tables
+    (``placements.direct_encounter``) and a league's head-to-head on its own points
+    (``league.seasons.scoring.head_to_head``) differ only in what they count as points."""
+    group = list(group)
     members = set(group)
     points = dict.fromkeys(group, 0.0)
     met = set()
-    for r in results:
-        if r.a in members and r.b in members:
-            points[r.a] += r.score_a
-            points[r.b] += 1 - r.score_a
-            met.add(frozenset((r.a, r.b)))
+    for player, opponent, value in encounters:
+        if player in members and opponent in members:
+            points[player] += value
+            met.add(frozenset((player, opponent)))
     needed = {frozenset((x, y)) for x in group for y in group if x != y}
     return points if needed <= met else None
+
+
+def direct_encounter(group: Sequence[Hashable], results: Sequence[Result]) -> dict[Hashable, float] | None:
+    """DE (C.07 2023) of a two-player event: the points scored in games between the tied players."""
+    return encounter_points(group, ((p, q, s) for r in results for p, q, s in _both_sides(r)))
+
+
+def _both_sides(r: Result) -> tuple[tuple[Hashable, Hashable, float], tuple[Hashable, Hashable, float]]:
+    return (r.a, r.b, r.score_a), (r.b, r.a, 1 - r.score_a)
 
 
 def match_win_percentage(points: float, rounds: int) -> float:

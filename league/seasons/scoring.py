@@ -19,7 +19,7 @@ Rules, each where it is implemented:
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from league.scoring import standings as chess
 
@@ -58,32 +58,26 @@ class Outcome:
 
 
 @dataclass
-class Line:
-    """One player's line of a division table; ``position`` is strict (1 = top)."""
+class Line(chess.Row):
+    """One player's line of a division table: the standings ``Row`` of ``league.scoring.standings``
+    (a division has no byes), whose rank is strict - ``position``, 1 = top - because promotion and
+    relegation need a cut."""
 
-    player: Hashable
-    position: int = 0
-    points: float = 0.0
-    played: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    tiebreaks: dict = field(default_factory=dict)
+    @property
+    def position(self) -> int:
+        return self.rank
 
 
 def head_to_head(group: Iterable[Hashable], outcomes: Sequence[Outcome], points: Points) -> dict | None:
     """League points each of ``group`` took from the others in the group, or None unless every
-    pair of the group has a decided fixture between them (then the tiebreak does not apply)."""
-    members = set(group)
-    taken = dict.fromkeys(members, 0.0)
-    met = set()
-    for o in outcomes:
-        if o.home in members and o.away in members:
-            taken[o.home] += points.of(o.result, home=True)
-            taken[o.away] += points.of(o.result, home=False)
-            met.add(frozenset((o.home, o.away)))
-    needed = {frozenset((a, b)) for a in members for b in members if a != b}
-    return taken if needed <= met else None
+    pair of the group has a decided fixture between them (then the tiebreak does not apply): the
+    direct encounter of ``league.scoring.standings.encounter_points`` on the league's own points."""
+    sides = (
+        (side, other, points.of(o.result, home=home))
+        for o in outcomes
+        for side, other, home in ((o.home, o.away, True), (o.away, o.home, False))
+    )
+    return chess.encounter_points(group, sides)
 
 
 def division_table(
@@ -135,7 +129,7 @@ def division_table(
         key=lambda line: (-line.points, *(-line.tiebreaks[name] for name in tiebreaks), seed[line.player]),
     )
     for position, line in enumerate(ordered, start=1):
-        line.position = position
+        line.rank = position
     return ordered
 
 
