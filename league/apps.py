@@ -9,10 +9,15 @@ class LeagueConfig(AppConfig):
 
     def ready(self) -> None:
         from games.signals import game_finished
+        from kifu.http.errors import refusal
 
         from .receivers import on_game_finished
+        from .scoring.errors import ScoringError
         from .tournaments.boards import round_complete
         from .tournaments.tasks import queue_advance  # also registers the tournament tasks
 
         game_finished.connect(on_game_finished, dispatch_uid="league.on_game_finished")
         round_complete.connect(queue_advance, dispatch_uid="league.tournaments.queue_advance")
+        # The scoring maths has its own error (no games import); one that reaches an API is a 400
+        # in the one error shape, as it was when it subclassed the engines' RuleError.
+        refusal(ScoringError)
