@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .standings import OMW_FLOOR, TIEBREAKS, Row, buchholz, encounter_points
+from .standings import OMW_FLOOR, TIEBREAKS, Row, buchholz, encounter_points, fill_direct_encounter
 
 Ranking = Sequence[Sequence[Hashable]]
 
@@ -133,22 +133,18 @@ def standings(
             "omw": _omw(opponents, points, rounds, max_points),
         }
         row.tiebreaks = {name: computed[name] for name in tiebreaks}
-    if "direct_encounter" in tiebreaks:
-        by_points: dict[float, list] = {}
-        for p in players:
-            by_points.setdefault(points[p], []).append(p)
-        for group in by_points.values():
-            if len(group) > 1:
-                de = direct_encounter(group, results)
-                for p in group:
-                    rows[p].tiebreaks["direct_encounter"] = de[p] if de else 0.0
+    fill_direct_encounter(rows, tiebreaks, lambda group: _pair_results(results))
     return rank_rows(list(rows.values()), tiebreaks, players)
 
 
 def direct_encounter(group: Sequence[Hashable], results: Sequence[dict]) -> dict[Hashable, float] | None:
     """DE (C.07 2023) at tables: the pairwise points among the tied players, used only when every
     tied pair has shared a table; otherwise None."""
-    return encounter_points(group, ((a, b, value) for result in results for (a, b), value in result.items()))
+    return encounter_points(group, _pair_results(results))
+
+
+def _pair_results(results: Sequence[dict]):
+    return ((a, b, value) for result in results for (a, b), value in result.items())
 
 
 def _omw(opponents: Sequence[Hashable], points: dict, rounds: dict, max_points: float) -> float:

@@ -13,7 +13,7 @@ a player's Buchholz compared to the field.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 TIEBREAKS = (
@@ -84,24 +84,57 @@ def encounter_points(
     """DE (C.07 2023), the one rule every table uses: among players tied on points, the points each
     took from the others of the group - ``encounters`` are ``(player, opponent, points the player
     took)`` in result order - used only when every pair of the group has met; otherwise None (the
-    tiebreak does not separate them). A two-player event (``direct_encounter``), multiplayer tables
-    (``placements.direct_encounter``) and a league's head-to-head on its own points
-    (``league.seasons.scoring.head_to_head``) differ only in what they count as points."""
+    tiebreak does not separate them: C.07 Art. 6 adds the points of games among the tied "if all
+    the tied participants have met each other"). A two-player event (``direct_encounter``),
+    multiplayer tables (``placements.direct_encounter``) and a league's head-to-head on its own
+    points (``league.seasons.scoring.head_to_head``) differ only in what they count as points."""
     group = list(group)
     members = set(group)
     points = dict.fromkeys(group, 0.0)
     met = set()
     for player, opponent, value in encounters:
-        if player in members and opponent in members:
+        if player in members and opponent in members and player != opponent:
             points[player] += value
             met.add(frozenset((player, opponent)))
-    needed = {frozenset((x, y)) for x in group for y in group if x != y}
-    return points if needed <= met else None
+    return points if len(met) == len(members) * (len(members) - 1) // 2 else None
+
+
+def fill_direct_encounter(
+    rows: dict[Hashable, Row],
+    tiebreaks: Sequence[str],
+    encounters: Callable[[Sequence[Hashable]], Iterable[tuple[Hashable, Hashable, float]]],
+) -> None:
+    """Set each row's ``direct_encounter`` among the players STILL tied when DE is reached: equal
+    on points and on every tiebreak listed before it (C.07 2023 Art. 4.2: each tiebreak separates
+    only a persisting tie), so sorting by points and the tiebreaks in order ranks like applying them
+    one after another to the remaining ties. ``encounters(group)`` yields the group's results as
+    ``(player, opponent, points the player took)``. A player alone in their group gets 0, as does
+    a group not all of whose pairs have met (DE does not separate it)."""
+    if "direct_encounter" not in tiebreaks:
+        return
+    before = tiebreaks[: list(tiebreaks).index("direct_encounter")]
+    groups: dict[tuple, list] = {}
+    for player, row in rows.items():
+        row.tiebreaks["direct_encounter"] = 0.0
+        groups.setdefault((row.points, *(row.tiebreaks[name] for name in before)), []).append(player)
+    for group in groups.values():
+        if len(group) > 1:
+            de = encounter_points(group, encounters(group))
+            for player in group if de else ():
+                rows[player].tiebreaks["direct_encounter"] = de[player]
 
 
 def direct_encounter(group: Sequence[Hashable], results: Sequence[Result]) -> dict[Hashable, float] | None:
     """DE (C.07 2023) of a two-player event: the points scored in games between the tied players."""
     return encounter_points(group, ((p, q, s) for r in results for p, q, s in _both_sides(r)))
+
+
+def _encounters(group: Sequence[Hashable], results: Sequence[Result]):
+    """Each result among ``group`` from both sides, as ``encounter_points`` reads them."""
+    members = set(group)
+    for r in results:
+        if r.a in members and r.b in members:
+            yield from _both_sides(r)
 
 
 def _both_sides(r: Result) -> tuple[tuple[Hashable, Hashable, float], tuple[Hashable, Hashable, float]]:
@@ -159,15 +192,7 @@ def standings(
             "omw": opponents_match_win(opponents, points, rounds),
         }
         row.tiebreaks = {name: computed[name] for name in tiebreaks}
-    if "direct_encounter" in tiebreaks:
-        by_points: dict[float, list] = {}
-        for p in players:
-            by_points.setdefault(points[p], []).append(p)
-        for group in by_points.values():
-            if len(group) > 1:
-                de = direct_encounter(group, results)
-                for p in group:
-                    rows[p].tiebreaks["direct_encounter"] = de[p] if de else 0.0
+    fill_direct_encounter(rows, tiebreaks, lambda group: _encounters(group, results))
     initial = {p: i for i, p in enumerate(players)}
 
     def key(row: Row):
