@@ -11,7 +11,9 @@ The tiebreaks keep their two-player names and meanings (FIDE C.07 2023) by readi
 one "round" against several opponents: a player's result against a table-mate is 1 if placed
 above them, 1/2 if tied, 0 below (the pairwise decomposition used by multiplayer rating systems),
 and each round contributes the mean over the table-mates, so the scale matches a two-player
-event. A bye counts as a round against a virtual opponent on the player's own final score (C.07).
+event. An unplayed round - a bye, a double-forfeited table, a round missed before a late entry -
+counts as a round against a virtual opponent on the player's own final score (C.07 2023; see
+``standings``), with the round's points as the result.
 """
 
 from __future__ import annotations
@@ -77,12 +79,12 @@ def standings(
     byes: Mapping[Hashable, Sequence[float]] | None = None,
     *,
     tiebreaks: Sequence[str] = ("buchholz", "sonneborn_berger", "game_points"),
-    extra_points: Mapping[Hashable, float] | None = None,
+    missed: Mapping[Hashable, Sequence[float]] | None = None,
     max_points: float = 1.0,
 ) -> list[Row]:
     """Rows best first: by points, then each tiebreak, then the order of ``players``. ``byes``
-    maps a player to the points of each bye; ``extra_points`` are points outside any table (a late
-    entrant's missed rounds); ``max_points`` is a first place's points (for the OMW percentage)."""
+    maps a player to the points of each bye; ``missed`` to the points of each round a late entrant
+    was not paired in; ``max_points`` is a first place's points (for SB's share and the OMW %)."""
     unknown = [name for name in tiebreaks if name not in TIEBREAKS]
     if unknown:
         raise ValueError(f"unknown tiebreak(s) {', '.join(unknown)}; known: {', '.join(TIEBREAKS)}")
@@ -92,8 +94,10 @@ def standings(
     for player, values in byes.items():
         rows[player].points += sum(values)
         rows[player].byes += len(values)
-    for player, value in (extra_points or {}).items():
-        rows[player].points += value
+    unplayed: dict[Hashable, list[float]] = {player: list(values) for player, values in byes.items()}
+    for player, values in (missed or {}).items():
+        rows[player].points += sum(values)
+        unplayed.setdefault(player, []).extend(values)
     results: list[dict] = []  # per counted table: pairwise results
     for table in tables:
         for player, value in table.points.items():
@@ -109,6 +113,9 @@ def standings(
             games[player] += value
         if table.counted:
             results.append(pairwise(table.ranking))
+        else:
+            for player, value in table.points.items():
+                unplayed.setdefault(player, []).append(value)
     points = {p: row.points for p, row in rows.items()}
     rounds = {p: row.played + row.byes for p, row in rows.items()}
     for p, row in rows.items():
@@ -120,7 +127,7 @@ def standings(
             bh_terms.append((sum(points[m] for m in mates) / len(mates), 0.0))
             sb += sum(points[m] * result[(p, m)] for m in mates) / len(mates)
             opponents += mates
-        for value in byes.get(p, ()):
+        for value in unplayed.get(p, ()):
             bh_terms.append((points[p], 0.0))
             sb += points[p] * (value / max_points if max_points else 0.0)
         computed = {

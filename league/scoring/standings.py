@@ -6,14 +6,17 @@ Regulations (Handbook C.07, 2023): BH (Buchholz), BH-C1 (cut 1), BH-M1 (median 1
 SB (Sonneborn-Berger), DE (direct encounter), plus game points and the opponents' match-win
 percentage with its 33% floor from the Magic: The Gathering Tournament Rules (Appendix C).
 
-Unplayed rounds (byes) follow C.07's dummy-opponent rule for BH and SB: a bye counts as a game
-against a virtual opponent with the player's own final score, so a bye neither lifts nor sinks
-a player's Buchholz compared to the field.
+Unplayed rounds follow C.07's dummy-opponent rule for BH and SB: each round a player has no game
+- a bye, a double forfeit, a round missed before a late entry - counts as a game against a virtual
+opponent with the player's own final score (the points the round gave as the result: 0 for a
+double forfeit), so it neither lifts nor sinks a player's Buchholz compared to the field. Every
+point a player has, late-entry points included, is in their score before any opponent's BH or SB
+is computed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 TIEBREAKS = (
@@ -54,7 +57,8 @@ class Row:
 
 
 def _opponent_terms(player, results, byes, points) -> list[tuple[float, float]]:
-    """(opponent score, own result) per round, a bye as a virtual opponent on the player's own score."""
+    """(opponent score, own result) per round; ``byes``: the points of each unplayed round (a bye,
+    a double forfeit, a missed round), each a virtual opponent on the player's own score."""
     terms = [
         (points[r.b], r.score_a) if r.a == player else (points[r.a], 1 - r.score_a)
         for r in results
@@ -154,9 +158,13 @@ def standings(
     *,
     tiebreaks: Sequence[str] = ("buchholz_cut1", "buchholz", "sonneborn_berger", "direct_encounter"),
     bye_points: float = 1.0,
+    double_forfeits: Sequence[Hashable] = (),
+    missed: Mapping[Hashable, Sequence[float]] | None = None,
 ) -> list[Row]:
     """Rows best first: by points, then each tiebreak in order, then the order of ``players``
-    (the initial ranking). Players equal on points and every tiebreak share a rank."""
+    (the initial ranking). Players equal on points and every tiebreak share a rank.
+    ``double_forfeits``: a player once per board both sides lost by forfeit (a lost round, no
+    game); ``missed``: the points given for each round a late entrant was not paired in."""
     unknown = [name for name in tiebreaks if name not in TIEBREAKS]
     if unknown:
         raise ValueError(f"unknown tiebreak(s) {', '.join(unknown)}; known: {', '.join(TIEBREAKS)}")
@@ -166,6 +174,13 @@ def standings(
         rows[p].points += bye_points
         rows[p].byes += 1
         bye_map.setdefault(p, []).append(bye_points)
+    for p in double_forfeits:
+        rows[p].played += 1
+        rows[p].losses += 1
+        bye_map.setdefault(p, []).append(0.0)
+    for p, values in (missed or {}).items():
+        rows[p].points += sum(values)
+        bye_map.setdefault(p, []).extend(values)
     games: dict[Hashable, float] = dict.fromkeys(players, 0.0)
     for r in results:
         for player, score in ((r.a, r.score_a), (r.b, 1 - r.score_a)):

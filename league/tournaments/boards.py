@@ -50,9 +50,15 @@ def active_players(tournament: Tournament, number: int) -> list[int]:
 
 def late_points(tournament: Tournament) -> dict[int, float]:
     """Points a late entrant gets for the rounds before they joined."""
+    return {user: sum(values) for user, values in missed_rounds(tournament).items()}
+
+
+def missed_rounds(tournament: Tournament) -> dict[int, list[float]]:
+    """A late entrant's rounds before they joined, each with the points it gives
+    (``late_entry_points``, default 0): unplayed rounds for the tiebreaks."""
     per_round = tournament.settings.get("late_entry_points", 0.0)
     return {
-        user: per_round * (first - 1)
+        user: [per_round] * (first - 1)
         for user, first in tournament.entries.filter(first_round__gt=1).values_list("user_id", "first_round")
     }
 

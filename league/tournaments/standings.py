@@ -7,7 +7,7 @@ from ..models import Tournament, TournamentBoard, TournamentEntry
 from ..scoring import placements as table_rules
 from ..scoring import standings as tiebreak_rules
 from ..scoring.standings import Row
-from .boards import late_points
+from .boards import missed_rounds
 from .bracket_state import final_placements
 
 Format = Tournament.Format
@@ -30,11 +30,11 @@ def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
     players = [entry.user_id for entry in entries]
     known = set(players)
     boards = [b for b in tournament.boards.filter(finished_at__isnull=False) if set(b.seat_ids) <= known]
-    extra = {pk: value for pk, value in late_points(tournament).items() if pk in known and value}
+    missed = {pk: values for pk, values in missed_rounds(tournament).items() if pk in known}
     if tournament.format == Format.MULTI_SWISS:
-        rows = _table_rows(tournament, players, boards, extra)
+        rows = _table_rows(tournament, players, boards, missed)
     else:
-        rows = _pair_rows(tournament, players, boards, extra)
+        rows = _pair_rows(tournament, players, boards, missed)
     if tournament.format in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF):
         placed = final_placements(tournament, rows)
         if placed:
@@ -62,9 +62,10 @@ def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
     ]
 
 
-def _pair_rows(tournament: Tournament, players: list, boards: list, extra: dict) -> list[Row]:
+def _pair_rows(tournament: Tournament, players: list, boards: list, missed: dict) -> list[Row]:
     """Two-player boards: a Swiss bye scores a point (FIDE C.04.1 d); a round-robin or bracket bye
-    is a round off and scores nothing; a double forfeit is a lost round for both but no game."""
+    is a round off and scores nothing; a double forfeit is a lost round for both but no game.
+    Double forfeits and a late entrant's missed rounds are unplayed rounds in the tiebreaks."""
     results, byes, double = [], [], []
     for board in boards:
         seats = board.seat_ids
@@ -77,19 +78,12 @@ def _pair_rows(tournament: Tournament, players: list, boards: list, extra: dict)
             results.append(
                 tiebreak_rules.Result(seats[0], seats[1], board.score_first, board.games_first, board.games_second)
             )
-    rows = tiebreak_rules.standings(players, results, byes, tiebreaks=tournament.tiebreaks)
-    if not (double or extra):
-        return rows
-    by_player = {row.player: row for row in rows}
-    for pk in double:
-        by_player[pk].played += 1
-        by_player[pk].losses += 1
-    for pk, value in extra.items():
-        by_player[pk].points += value
-    return table_rules.rank_rows(rows, tournament.tiebreaks, players)
+    return tiebreak_rules.standings(
+        players, results, byes, tiebreaks=tournament.tiebreaks, double_forfeits=double, missed=missed
+    )
 
 
-def _table_rows(tournament: Tournament, players: list, boards: list, extra: dict) -> list[Row]:
+def _table_rows(tournament: Tournament, players: list, boards: list, missed: dict) -> list[Row]:
     tables, byes = [], {}
     for board in boards:
         seats = board.seat_ids
@@ -102,9 +96,7 @@ def _table_rows(tournament: Tournament, players: list, boards: list, extra: dict
         tables.append(table_rules.Table(ranking, points, scores, counted=board.decided_by != DOUBLE_FORFEIT))
     size = tournament.settings["seats"]["max"]
     top = table_rules.place_points(size, tournament.settings.get("placement_points"))[0]
-    return table_rules.standings(
-        players, tables, byes, tiebreaks=tournament.tiebreaks, extra_points=extra, max_points=top
-    )
+    return table_rules.standings(players, tables, byes, tiebreaks=tournament.tiebreaks, missed=missed, max_points=top)
 
 
 def _by_placement(rows: list[Row], placed: list[list]) -> list[Row]:

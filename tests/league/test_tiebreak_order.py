@@ -1,5 +1,6 @@
-"""Tiebreaks apply in order to the players still tied (FIDE C.07 2023 Art. 4.2), checked against an
-independent, deliberately naive implementation over every five-player round robin (no database)."""
+"""Tiebreaks: applied in order to the players still tied (FIDE C.07 2023 Art. 4.2), checked against an
+independent, deliberately naive implementation over every five-player round robin; unplayed rounds
+(double forfeits, a late entrant's missed rounds) in BH and SB (no database)."""
 
 from __future__ import annotations
 
@@ -131,3 +132,45 @@ def test_multiplayer_tables_use_the_still_tied_group_too():
         ]
         rows = placements.standings(list(PLAYERS), tables, tiebreaks=SWISS_ORDER)
         assert {row.player: row.rank for row in rows} == reference_ranks(scores, SWISS_ORDER), outcome
+
+
+def test_a_double_forfeit_is_an_unplayed_round_against_a_virtual_opponent():
+    # C.07 2023: a round without a game counts for BH and SB as a game against a virtual opponent
+    # on the player's own final score, with the round's result (a double forfeit: 0).
+    # Round 1: a beat b, c-d lost by both; round 2: c beat a, d beat b.
+    results = [Result("a", "b", 1), Result("c", "a", 1), Result("d", "b", 1)]
+    rows = standings(
+        ["a", "b", "c", "d"], results, double_forfeits=["c", "d"], tiebreaks=("buchholz", "sonneborn_berger")
+    )
+    by = {row.player: row for row in rows}
+    assert (by["c"].points, by["c"].played, by["c"].losses) == (1.0, 2, 1)
+    assert by["c"].tiebreaks == {"buchholz": 1.0 + 1.0, "sonneborn_berger": 1.0}  # a, and c's own score
+    assert by["d"].tiebreaks == {"buchholz": 0.0 + 1.0, "sonneborn_berger": 0.0}  # b, and d's own score
+    assert by["a"].tiebreaks["buchholz"] == 0.0 + 1.0  # opponents b and c: nothing virtual
+    assert [row.player for row in rows] == ["c", "a", "d", "b"]
+
+
+def test_late_entry_points_count_before_opponents_tiebreaks():
+    # A late entrant's points for the rounds they missed are part of their score, so an opponent's
+    # BH and SB see them; each missed round is an unplayed round (a virtual opponent, result 1/2).
+    rows = standings(
+        ["a", "b", "late"],
+        [Result("a", "b", 1), Result("a", "late", 1)],
+        missed={"late": [0.5]},
+        tiebreaks=("buchholz", "sonneborn_berger"),
+    )
+    by = {row.player: row for row in rows}
+    assert (by["late"].points, by["late"].played) == (0.5, 1)
+    assert by["a"].tiebreaks == {"buchholz": 0.0 + 0.5, "sonneborn_berger": 0.5}
+    assert by["late"].tiebreaks == {"buchholz": 2.0 + 0.5, "sonneborn_berger": 0.5 * 0.5}
+    assert [row.player for row in rows] == ["a", "late", "b"]
+
+
+def test_multiplayer_double_forfeit_and_missed_rounds_are_virtual_rounds_too():
+    tables = [
+        placements.Table((("a",), ("b",), ("c",)), {"a": 1.0, "b": 0.5, "c": 0.0}),
+        placements.Table((("b", "c"),), {"b": 0.0, "c": 0.0}, counted=False),  # both forfeited
+    ]
+    rows = placements.standings(["a", "b", "c", "d"], tables, missed={"d": [0.5, 0.5]}, tiebreaks=("buchholz",))
+    by = {row.player: row.tiebreaks["buchholz"] for row in rows}
+    assert by == {"a": (0.5 + 0.0) / 2, "b": (1.0 + 0.0) / 2 + 0.5, "c": (1.0 + 0.5) / 2 + 0.0, "d": 1.0 + 1.0}

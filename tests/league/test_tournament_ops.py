@@ -122,6 +122,8 @@ def test_drops_late_entries_and_check_in(club_with, clock, make_user, django_cap
     rows = {row["username"]: row for row in tournament_standings(tournament=tournament)}
     assert no_show.username not in rows
     assert rows[late.username]["points"] == 0.5 and rows[late.username]["played"] == 0
+    # the missed round is an unplayed round: a virtual opponent on the late entrant's own score
+    assert rows[late.username]["tiebreaks"]["buchholz"] == 0.5
     assert rows[dropped.username]["status"] == "dropped"
 
 

@@ -62,13 +62,14 @@ def test_byes_and_double_forfeits_and_extra_points():
         [table(["a"], ["b"], ["c"]), forfeited],
         {"d": [0.5]},
         tiebreaks=["buchholz"],
-        extra_points={"c": 0.25},
+        missed={"c": [0.25]},
     )
     by = {r.player: r for r in rows}
     assert (by["d"].points, by["d"].byes, by["d"].played, by["d"].losses) == (0.5, 1, 1, 1)
-    assert by["d"].tiebreaks["buchholz"] == pytest.approx(0.5)  # only the bye: a virtual opponent on d's score
+    # the bye and the double forfeit: unplayed rounds, each a virtual opponent on d's own score
+    assert by["d"].tiebreaks["buchholz"] == pytest.approx(0.5 + 0.5)
     assert (by["b"].points, by["b"].played, by["b"].losses) == (0.5, 2, 2)
-    assert by["b"].tiebreaks["buchholz"] == pytest.approx((1 + 0.25) / 2)  # the forfeit adds no term
+    assert by["b"].tiebreaks["buchholz"] == pytest.approx((1 + 0.25) / 2 + 0.5)  # c's late point counts
     assert by["c"].points == 0.25
 
 
