@@ -21,7 +21,10 @@ Then (unless ``--no-tables``) the multiplayer Swiss (``league.scoring.multiswiss
 ``pair_round`` (local search) and ``greedy_round`` (tables filled top-down) on the same input; then
 each method runs its own ``--event-players`` x ``--event-rounds`` event and the repeat meetings
 (pairs seated together who had already met) and mean score spread at a table (best minus worst
-score) are printed. Figures only.
+score) are printed. Last, repeat meetings per event for 48 and 200 players x tables of 3-4
+(preferring 4) and 3-6 (preferring 5) x places scored 3/2/1/0 or linearly 1..0, the score unit of
+before issue 22 (the smallest score gap; ``--repeats-only`` prints just this table, ``--seeds``
+events a cell) against the field-normalised one and greedy, all in one run. Figures only.
 """
 
 from __future__ import annotations
@@ -132,7 +135,12 @@ def main() -> None:
     parser.add_argument("--table-players", type=int, default=1000, help="field of the timed multiplayer round")
     parser.add_argument("--event-players", type=int, default=200, help="field of the multiplayer event")
     parser.add_argument("--event-rounds", type=int, default=7)
+    parser.add_argument("--repeats-only", action="store_true", help="only the repeats-per-event table")
+    parser.add_argument("--seeds", type=int, default=3, help="events per cell of the repeats table")
     args = parser.parse_args()
+    if args.repeats_only:
+        repeats_per_event(args)
+        return
     if args.players % 2:
         parser.error("--players must be even (the bye search would time several matchings)")
     started = time.perf_counter()
@@ -161,16 +169,30 @@ def main() -> None:
     print(f"greedy baseline:     {baseline:7.3f}s wall  boards={len(pairs)} cross-group={cross} rematches={rematches}")
     if not args.no_tables:
         multiplayer(args)
+        repeats_per_event(args)
 
 
-def table_event(method, *, players: int, rounds: int, seats: int, seed: int, timed: bool = False) -> dict:
+def table_event(
+    method,
+    *,
+    players: int,
+    rounds: int,
+    seats: int,
+    seed: int,
+    timed: bool = False,
+    bounds: dict | None = None,
+    linear: bool = False,
+    unit=None,
+) -> dict:
     """Play ``rounds`` rounds of a multiplayer Swiss with ``method``; the repeat meetings and table
-    spreads over them, and (``timed``) the state after them for one more round."""
-    bounds = {"preferred": seats, "min_seats": seats - 1, "max_seats": seats}
+    spreads over them, and (``timed``) the state after them for one more round. Tables of
+    ``seats - 1``..``seats`` unless ``bounds`` are given; places score 3/2/1/0 (a bye 2), or with
+    ``linear`` 1 for first to 0 for last (a bye 1/2). ``unit(field)`` overrides the score unit."""
+    bounds = bounds or {"preferred": seats, "min_seats": seats - 1, "max_seats": seats}
     rng = random.Random(seed)
     score = dict.fromkeys(range(players), 0.0)
     byes = dict.fromkeys(range(players), 0)
-    seat_counts = {i: [0] * seats for i in range(players)}
+    seat_counts = {i: [0] * bounds["max_seats"] for i in range(players)}
     met: dict[frozenset, int] = {}
     repeats, spreads = 0, []
 
@@ -182,11 +204,13 @@ def table_event(method, *, players: int, rounds: int, seats: int, seed: int, tim
         ]
 
     for number in range(rounds):
-        result = method(field(), met=met, seed=seed + number, **bounds)
+        players_now = field()
+        extra = {"score_unit": unit(players_now)} if unit else {}
+        result = method(players_now, met=met, seed=seed + number, **bounds, **extra)
         repeats += multiswiss.repeat_meetings(result.tables, met)
         for player in result.byes:
             byes[player] += 1
-            score[player] += 2
+            score[player] += 0.5 if linear else 2
         for table in result.tables:
             spreads.append(max(score[p] for p in table) - min(score[p] for p in table))
             for seat, player in enumerate(table):
@@ -194,12 +218,52 @@ def table_event(method, *, players: int, rounds: int, seats: int, seed: int, tim
             finish = list(table)
             rng.shuffle(finish)
             for place, player in enumerate(finish):
-                score[player] += max(0, 3 - place)
+                score[player] += (len(table) - 1 - place) / (len(table) - 1) if linear else max(0, 3 - place)
             for a in table:
                 for b in table:
                     if a < b:
                         met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
     return {"repeats": repeats, "spread": sum(spreads) / max(1, len(spreads)), "field": field(), "met": met}
+
+
+def repeats_per_event(args: argparse.Namespace) -> None:
+    """Repeat meetings per 7-round event, the score unit of before issue 22 (the smallest score gap)
+    against the field-normalised one, for each field size x table-size range x points scheme."""
+    seeds = f"{args.seed}..{args.seed + args.seeds - 1}"
+    print(f"\nrepeat meetings per {args.event_rounds}-round event (mean of seeds {seeds}):")
+    print("(and the mean score spread at a table, best minus worst, in points)")
+    head = f"{'players':>7} {'seats':>9} {'points':>8} {'old unit':>9} {'new unit':>9} {'greedy':>7}"
+    print(f"{head} {'spread old':>10} {'spread new':>10}")
+    ranges = {
+        "3-4 (4)": {"preferred": 4, "min_seats": 3, "max_seats": 4},
+        "3-6 (5)": {"preferred": 5, "min_seats": 3, "max_seats": 6},
+    }
+    for count in (48, 200):
+        for label, bounds in ranges.items():
+            for linear in (False, True):
+                totals = {"old": 0, "new": 0, "greedy": 0}
+                spread = {"old": 0.0, "new": 0.0}
+                for seed in range(args.seed, args.seed + args.seeds):
+                    common = {
+                        "players": count,
+                        "rounds": args.event_rounds,
+                        "seats": 0,
+                        "seed": seed,
+                        "bounds": bounds,
+                        "linear": linear,
+                    }
+                    old = table_event(multiswiss.pair_round, unit=multiswiss.smallest_gap, **common)
+                    new = table_event(multiswiss.pair_round, **common)
+                    for key, event in (("old", old), ("new", new)):
+                        totals[key] += event["repeats"]
+                        spread[key] += event["spread"] / args.seeds
+                    totals["greedy"] += table_event(multiswiss.greedy_round, **common)["repeats"]
+                mean = {k: v / args.seeds for k, v in totals.items()}
+                points = "linear" if linear else "integer"
+                print(
+                    f"{count:>7} {label:>9} {points:>8} {mean['old']:>9.1f} {mean['new']:>9.1f} {mean['greedy']:>7.1f}"
+                    f" {spread['old']:>10.2f} {spread['new']:>10.2f}"
+                )
 
 
 def multiplayer(args: argparse.Namespace) -> None:

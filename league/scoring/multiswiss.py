@@ -20,13 +20,21 @@ defines its own method, in four steps:
        cost = sum over tables T, over pairs {a, b} seated at T, of
               repeat_weight * met(a, b) + ((score(a) - score(b)) / unit) ** 2 / (len(T) - 1)
 
-   where ``met`` counts earlier shared tables and ``unit`` is the smallest gap between two distinct
-   scores of the field (one "score group"). Dividing the spread by ``len(T) - 1`` makes it each
-   player's mean squared distance to their tablemates, whatever the table size: exchanging two
-   players one score group apart costs 2, two groups apart 8. With the default ``repeat_weight``
-   of 4 the search floats a player one group to avoid a repeat meeting, never two. Only players
-   in a repeat meeting start a swap, and only with tables within ``window`` tables of their own
-   (tables further away differ in score anyway), which keeps a 1,000-player round well under a
+   where ``met`` counts earlier shared tables and ``unit`` is one "score group" in points, read
+   from the field (``field_unit``): the mean points a player took per round played (tables and
+   byes), 1.5 with places scored 3/2/1/0 at four seats, 1/2 with linear points at any table size.
+   So the score distance is measured in rounds' worth of the field's own points, the same for
+   any points scheme and table-size mix (scaling every point by k pairs alike) - not in the
+   smallest gap between two scores, which shrinks to 1/12 with linear points at mixed 4- and
+   5-seat tables, so that one place at a 5-seat table counted as three "groups" and repeats won
+   (115 repeat meetings per 48-player 7-round event against 45 with integer points; see
+   ``bench/pairing.py``). Dividing the spread by ``len(T) - 1`` makes it each player's mean
+   squared distance to their tablemates, whatever the
+   table size: exchanging two players one score group apart costs 2, two groups apart 8. With the
+   default ``repeat_weight`` of 4 the search floats a player one group to avoid a repeat meeting,
+   never two. Only players in a repeat meeting start a swap, and only with tables within
+   ``window`` tables of their own (tables further away differ in score anyway), which keeps a
+   1,000-player round well under a
    second. The search runs from ``attempts``
    seeded starting orders and keeps the cheapest result.
 4. **Seats.** Inside a table the seat order minimises the sum, over players, of the squared
@@ -107,11 +115,17 @@ def pair_round(
     repeat_weight: float = REPEAT_WEIGHT,
     window: int = WINDOW,
     attempts: int = ATTEMPTS,
+    score_unit: float | None = None,
 ) -> TableRound:
-    """The next round by the local search of the module docstring (similar scores, few repeats)."""
+    """The next round by the local search of the module docstring (similar scores, few repeats).
+    ``score_unit``: one score group in points (default ``field_unit``; a round paired before it
+    existed is reproduced with ``smallest_gap``)."""
     ordered, byes, sizes = _prepare(players, preferred, min_seats, max_seats, allow_byes)
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
+    unit = field_unit(players) if score_unit is None else score_unit
+    if not unit > 0:
+        raise ValueError(f"score_unit must be positive (got {unit})")
     rng = random.Random(seed)
     best = None
     for _ in range(attempts):
@@ -121,7 +135,7 @@ def pair_round(
             rng.shuffle(members)
             shuffled += members
         tables = _cut(list(range(len(shuffled))), sizes)
-        cost = _improve(tables, shuffled, met, repeat_weight=repeat_weight, window=window)
+        cost = _improve(tables, shuffled, met, unit=unit, repeat_weight=repeat_weight, window=window)
         if best is None or cost < best[0] - 1e-9:
             best = (cost, [[shuffled[i] for i in t] for t in tables])
     return TableRound([_seat_order(table, rng) for table in best[1]], byes)
@@ -143,6 +157,24 @@ def greedy_round(
     rng = random.Random(seed)
     tables = _cut(list(range(len(ordered))), sizes)
     return TableRound([_seat_order([ordered[i] for i in t], rng) for t in tables], byes)
+
+
+def field_unit(players: Sequence[TablePlayer]) -> float:
+    """One score group in points: the field's mean points per round played (rounds counted from
+    ``seats`` and ``byes``). A field with no rounds recorded falls back to ``smallest_gap``."""
+    rounds = sum(sum(p.seats) + p.byes for p in players)
+    total = sum(p.score for p in players)
+    if rounds <= 0 or total <= 0:
+        return smallest_gap(players)
+    return total / rounds
+
+
+def smallest_gap(players: Sequence[TablePlayer]) -> float:
+    """The smallest gap between two distinct scores of the field (1 if all are equal): the score
+    group of rounds paired before ``field_unit``."""
+    distinct = sorted({p.score for p in players})
+    gaps = [b - a for a, b in itertools.pairwise(distinct) if b - a > 1e-9]
+    return min(gaps) if gaps else 1.0
 
 
 def repeat_meetings(tables: Sequence[Sequence[Hashable]], met: Mapping[frozenset, int]) -> int:
@@ -189,6 +221,7 @@ def _improve(
     players: list[TablePlayer],
     met: Mapping[frozenset, int],
     *,
+    unit: float,
     repeat_weight: float,
     window: int,
 ) -> float:
@@ -201,9 +234,6 @@ def _improve(
             if a in index and b in index:
                 met_of[index[a]][index[b]] = count
                 met_of[index[b]][index[a]] = count
-    distinct = sorted({p.score for p in players})
-    gaps = [b - a for a, b in itertools.pairwise(distinct) if b - a > 1e-9]
-    unit = min(gaps) if gaps else 1.0
     score = [p.score / unit for p in players]
 
     def pair_cost(a: int, b: int, spread: float) -> float:

@@ -60,7 +60,7 @@ def multi_input(tournament: Tournament, number: int) -> dict:
                 key = frozenset((a, b))
                 met[key] = met.get(key, 0) + 1
     players = sorted(playing, key=lambda pk: rank.get(pk, len(rank) + 1))
-    return {
+    data = {
         "players": [
             {
                 "id": pk,
@@ -73,6 +73,14 @@ def multi_input(tournament: Tournament, number: int) -> dict:
         ],
         "met": sorted([*sorted(pair), count] for pair, count in met.items() if pair <= set(playing)),
     }
+    data["score_unit"] = multiswiss.field_unit(_table_players(data))
+    return data
+
+
+def _table_players(data: dict) -> list[multiswiss.TablePlayer]:
+    return [
+        multiswiss.TablePlayer(p["id"], p["score"], p["rank"], p["byes"], tuple(p["seats"])) for p in data["players"]
+    ]
 
 
 def _trim(counts: list[int]) -> list[int]:
@@ -82,14 +90,20 @@ def _trim(counts: list[int]) -> list[int]:
 
 
 def multi_pairing(tournament: Tournament, data: dict, seed: int) -> multiswiss.TableRound:
-    """Run multiswiss.pair_round on a stored pairing input (a round is reproducible from it)."""
+    """Run multiswiss.pair_round on a stored pairing input (a round is reproducible from it; an
+    input stored before ``score_unit`` was recorded is paired with the score unit of its day)."""
     seats = tournament.settings["seats"]
-    players = [
-        multiswiss.TablePlayer(p["id"], p["score"], p["rank"], p["byes"], tuple(p["seats"])) for p in data["players"]
-    ]
+    players = _table_players(data)
     met = {frozenset((a, b)): count for a, b, count in data["met"]}
+    unit = data.get("score_unit") or multiswiss.smallest_gap(players)
     return multiswiss.pair_round(
-        players, met=met, preferred=seats["preferred"], min_seats=seats["min"], max_seats=seats["max"], seed=seed
+        players,
+        met=met,
+        preferred=seats["preferred"],
+        min_seats=seats["min"],
+        max_seats=seats["max"],
+        seed=seed,
+        score_unit=unit,
     )
 
 

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.scoring.multiswiss import TablePlayer, greedy_round, pair_round, repeat_meetings, table_sizes
+from league.scoring.multiswiss import (
+    TablePlayer,
+    field_unit,
+    greedy_round,
+    pair_round,
+    repeat_meetings,
+    smallest_gap,
+    table_sizes,
+)
 
 FOUR = {"preferred": 4, "min_seats": 3, "max_seats": 4}
 
@@ -224,3 +232,28 @@ def test_seats_even_out_over_an_event():
     simulate(spy, players=40, rounds=8, seed=4, preferred=4, min_seats=4, max_seats=4)
     spread = [max(counts) - min(counts) for counts in seen.values()]
     assert max(spread) <= 2 and spread.count(0) >= len(spread) / 2  # 8 rounds, 4 seats: 2 each ideally
+
+
+def test_a_repeat_is_avoided_at_mixed_table_sizes_with_linear_points():
+    # Fourteen players after two rounds of tables of 3-4 (3-5 allowed) scored linearly (a table of
+    # four: 1, 2/3, 1/3, 0; of three: 1, 1/2, 0). The smallest score gap is 1/6, so the old unit
+    # priced one place at a four-seat table as two "groups" and kept 7 repeat meetings; in the
+    # field's own points (a mean round gives 1/2) all but one are floated away, whatever the seed.
+    scores = {11: 2, 4: 5 / 3, 0: 1.5, 7: 4 / 3, 10: 4 / 3, 2: 1, 12: 1, 13: 1, 6: 5 / 6, 9: 5 / 6, 1: 2 / 3}
+    scores |= {5: 0.5, 3: 1 / 3, 8: 0}
+    seats = {11: 2, 4: 1, 0: 0, 7: 1, 10: 0, 2: 0, 12: 0, 13: 0, 6: 1, 9: 0, 1: 2, 5: 1, 3: 0, 8: 0}  # 1st seat
+    players = [
+        TablePlayer(pk, score, rank, 0, tuple(1 if j in (seats[pk], seats[pk] + 1 + rank % 2) else 0 for j in range(5)))
+        for rank, (pk, score) in enumerate(scores.items(), start=1)
+    ]
+    pairs = "0-1 0-4 0-6 0-7 0-8 1-5 1-6 1-7 1-9 1-10 2-3 2-5 2-7 2-8 2-11 3-7 3-9 3-11 3-12 4-8 4-10 4-11 4-13"
+    pairs += " 5-8 5-9 5-10 6-7 6-12 6-13 7-11 9-10 9-12 10-11 10-13 11-13 12-13"
+    met = {frozenset(int(x) for x in pair.split("-")): 1 for pair in pairs.split()}
+    bounds = {"preferred": 4, "min_seats": 3, "max_seats": 5}
+    assert field_unit(players) == pytest.approx(0.5) and smallest_gap(players) == pytest.approx(1 / 6)
+    for seed in range(5):
+        result = pair_round(players, met=met, seed=seed, **bounds)
+        assert sorted(map(len, result.tables)) == [3, 3, 4, 4]
+        assert repeat_meetings(result.tables, met) <= 1
+        before = pair_round(players, met=met, seed=seed, score_unit=smallest_gap(players), **bounds)
+        assert repeat_meetings(before.tables, met) == 7  # the unit of before: the smallest score gap
