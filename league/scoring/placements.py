@@ -99,6 +99,7 @@ def standings(
         rows[player].points += sum(values)
         unplayed.setdefault(player, []).extend(values)
     results: list[dict] = []  # per counted table: pairwise results
+    tables_of: dict[Hashable, list[dict]] = {p: [] for p in players}  # each player's counted tables
     for table in tables:
         for player, value in table.points.items():
             rows[player].points += value
@@ -113,6 +114,9 @@ def standings(
             games[player] += value
         if table.counted:
             results.append(pairwise(table.ranking))
+            for group in table.ranking:
+                for player in group:
+                    tables_of[player].append(results[-1])
         else:
             for player, value in table.points.items():
                 unplayed.setdefault(player, []).append(value)
@@ -120,10 +124,8 @@ def standings(
     rounds = {p: row.played + row.byes for p, row in rows.items()}
     for p, row in rows.items():
         bh_terms, sb, opponents = [], 0.0, []
-        for result in results:
+        for result in tables_of[p]:
             mates = [b for (a, b) in result if a == p]
-            if not mates:
-                continue
             bh_terms.append((sum(points[m] for m in mates) / len(mates), 0.0))
             sb += sum(points[m] * result[(p, m)] for m in mates) / len(mates)
             opponents += mates
@@ -140,7 +142,7 @@ def standings(
             "omw": _omw(opponents, points, rounds, max_points),
         }
         row.tiebreaks = {name: computed[name] for name in tiebreaks}
-    fill_direct_encounter(rows, tiebreaks, lambda group: _pair_results(results))
+    fill_direct_encounter(rows, tiebreaks, lambda group: _group_results(group, tables_of))
     return rank_rows(list(rows.values()), tiebreaks, players)
 
 
@@ -148,6 +150,13 @@ def direct_encounter(group: Sequence[Hashable], results: Sequence[dict]) -> dict
     """DE (C.07 2023) at tables: the pairwise points among the tied players, used only when every
     tied pair has shared a table; otherwise None."""
     return encounter_points(group, _pair_results(results))
+
+
+def _group_results(group: Sequence[Hashable], tables_of: Mapping[Hashable, Sequence[dict]]):
+    """The pairwise results of ``group``'s players at their own tables (each from their side)."""
+    for player in group:
+        for result in tables_of[player]:
+            yield from ((player, b, value) for (a, b), value in result.items() if a == player)
 
 
 def _pair_results(results: Sequence[dict]):

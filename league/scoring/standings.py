@@ -56,18 +56,6 @@ class Row:
     tiebreaks: dict = field(default_factory=dict)
 
 
-def _opponent_terms(player, results, byes, points) -> list[tuple[float, float]]:
-    """(opponent score, own result) per round; ``byes``: the points of each unplayed round (a bye,
-    a double forfeit, a missed round), each a virtual opponent on the player's own score."""
-    terms = [
-        (points[r.b], r.score_a) if r.a == player else (points[r.a], 1 - r.score_a)
-        for r in results
-        if player in (r.a, r.b)
-    ]
-    terms += [(points[player], bye_result) for bye_result in byes.get(player, [])]
-    return terms
-
-
 def buchholz(terms: Sequence[tuple[float, float]], cut_lowest: int = 0, cut_highest: int = 0) -> float:
     """BH (C.07 2023): the sum of the opponents' scores. BH-C1 cuts the lowest one, BH-M1 (median)
     cuts the highest and the lowest. Cuts never remove more contributions than there are."""
@@ -133,16 +121,25 @@ def direct_encounter(group: Sequence[Hashable], results: Sequence[Result]) -> di
     return encounter_points(group, ((p, q, s) for r in results for p, q, s in _both_sides(r)))
 
 
-def _encounters(group: Sequence[Hashable], results: Sequence[Result]):
-    """Each result among ``group`` from both sides, as ``encounter_points`` reads them."""
-    members = set(group)
-    for r in results:
-        if r.a in members and r.b in members:
-            yield from _both_sides(r)
-
-
 def _both_sides(r: Result) -> tuple[tuple[Hashable, Hashable, float], tuple[Hashable, Hashable, float]]:
     return (r.a, r.b, r.score_a), (r.b, r.a, 1 - r.score_a)
+
+
+def _value(name: str, terms: list, opponents: list, game_points: float, points: dict, rounds: dict) -> float:
+    """One player's tiebreak ``name`` from their (opponent score, own result) terms."""
+    if name == "buchholz":
+        return buchholz(terms)
+    if name == "buchholz_cut1":
+        return buchholz(terms, cut_lowest=1)
+    if name == "buchholz_median":
+        return buchholz(terms, cut_lowest=1, cut_highest=1)
+    if name == "sonneborn_berger":
+        return sonneborn_berger(terms)
+    if name == "game_points":
+        return game_points
+    if name == "omw":
+        return opponents_match_win(opponents, points, rounds)
+    return 0.0  # direct_encounter: set per group of the players still tied (fill_direct_encounter)
 
 
 def match_win_percentage(points: float, rounds: int) -> float:
@@ -182,6 +179,9 @@ def standings(
         rows[p].points += sum(values)
         bye_map.setdefault(p, []).extend(values)
     games: dict[Hashable, float] = dict.fromkeys(players, 0.0)
+    # each player's games, indexed once: (opponent, own result) - so a player's tiebreaks read
+    # their own games, not every result of the event (n log n overall, the sorts of BH cuts)
+    games_of: dict[Hashable, list[tuple[Hashable, float]]] = {p: [] for p in players}
     for r in results:
         for player, score in ((r.a, r.score_a), (r.b, 1 - r.score_a)):
             row = rows[player]
@@ -192,22 +192,16 @@ def standings(
             row.losses += score == 0
         games[r.a] += r.games_a
         games[r.b] += r.games_b
+        games_of[r.a].append((r.b, r.score_a))
+        games_of[r.b].append((r.a, 1 - r.score_a))
     points = {p: row.points for p, row in rows.items()}
     rounds = {p: row.played + row.byes for p, row in rows.items()}
     for p, row in rows.items():
-        terms = _opponent_terms(p, results, bye_map, points)
-        opponents = [r.b if r.a == p else r.a for r in results if p in (r.a, r.b)]
-        computed = {
-            "buchholz": buchholz(terms),
-            "buchholz_cut1": buchholz(terms, cut_lowest=1),
-            "buchholz_median": buchholz(terms, cut_lowest=1, cut_highest=1),
-            "sonneborn_berger": sonneborn_berger(terms),
-            "direct_encounter": 0.0,  # filled in per group of equal points below
-            "game_points": games[p],
-            "omw": opponents_match_win(opponents, points, rounds),
-        }
-        row.tiebreaks = {name: computed[name] for name in tiebreaks}
-    fill_direct_encounter(rows, tiebreaks, lambda group: _encounters(group, results))
+        # (opponent score, own result) per round, an unplayed round against a virtual opponent
+        terms = [(points[o], score) for o, score in games_of[p]] + [(points[p], v) for v in bye_map.get(p, ())]
+        opponents = [o for o, _ in games_of[p]]
+        row.tiebreaks = {name: _value(name, terms, opponents, games[p], points, rounds) for name in tiebreaks}
+    fill_direct_encounter(rows, tiebreaks, lambda group: ((p, o, s) for p in group for o, s in games_of[p]))
     initial = {p: i for i, p in enumerate(players)}
 
     def key(row: Row):
