@@ -42,7 +42,7 @@ from .boards import active_players, complete_check, create_round, decide, round_
 from .brackets import bracket_pair_next, bracket_start
 from .pairing import manual_tables, multi_input, multi_pairing, swiss_input, swiss_pairing, swiss_players
 from .settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
-from .standings import standings_rows
+from .standings import standings_changed, standings_rows
 
 log = logging.getLogger("kifu.league")
 Format, Status = Tournament.Format, Tournament.Status
@@ -170,6 +170,7 @@ def tournament_start(*, tournament_id, by, seeding: list | None = None, now: dat
         tournament.entries.filter(checked_in_at__isnull=True).update(
             status=TournamentEntry.Status.DROPPED, dropped_at=now, dropped_after_round=0
         )
+        standings_changed(tournament.pk)  # a bulk update sends no post_save
     entrants = tournament.entries.filter(status=TournamentEntry.Status.ACTIVE).count()
     smallest = tournament.settings["seats"]["min"] if tournament.format == Format.MULTI_SWISS else 2
     if entrants < max(2, smallest):

@@ -1,47 +1,82 @@
 """Tournament standings from the boards: two-player results (``scoring.standings``), multiplayer
-tables (``scoring.placements``) and elimination placements (``bracket_state``). Reads only."""
+tables (``scoring.placements``) and elimination placements (``bracket_state``). Reads the database
+only (and fills the standings cache)."""
 
 from __future__ import annotations
 
-from ..models import Tournament, TournamentBoard, TournamentEntry
+import hashlib
+import logging
+import uuid
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, Max
+
+from ..models import Tournament, TournamentBoard
 from ..scoring import placements as table_rules
 from ..scoring import standings as tiebreak_rules
 from ..scoring.standings import Row
 from .boards import missed_rounds
 from .bracket_state import final_placements
 
+logger = logging.getLogger(__name__)
 Format = Tournament.Format
 DOUBLE_FORFEIT = TournamentBoard.Decided.DOUBLE_FORFEIT
 
 
-def _entries(tournament: Tournament) -> list[TournamentEntry]:
+@dataclass(frozen=True)
+class _Entrant:
+    user_id: int
+    username: str
+    number: int
+    status: str
+
+
+@dataclass(frozen=True)
+class _Board:
+    """The fields of a finished board that standings read (loaded as values, not model objects:
+    a 1,000-player Swiss has 3,500 boards and building models cost more than the maths)."""
+
+    players: list
+    first_id: int
+    second_id: int | None
+    decided_by: str
+    score_first: float | None
+    games_first: float
+    games_second: float
+    points: dict
+    placements: list | None
+    game_scores: dict | None
+
+    seat_ids = TournamentBoard.seat_ids
+    is_bye = TournamentBoard.is_bye
+
+
+def _entries(tournament: Tournament) -> list[_Entrant]:
     """Entrants who were ever paired (a no-show dropped before their first round is left out)."""
-    return [
-        entry
-        for entry in tournament.entries.order_by("number").select_related("user")
-        if entry.dropped_after_round is None or entry.dropped_after_round >= entry.first_round
-    ]
+    values = tournament.entries.order_by("number").values_list(
+        "user_id", "user__username", "number", "status", "dropped_after_round", "first_round"
+    )
+    return [_Entrant(*row[:4]) for row in values if row[4] is None or row[4] >= row[5]]
+
+
+def _finished_boards(tournament: Tournament) -> list[_Board]:
+    names = [f.name for f in dataclass_fields(_Board)]
+    rows = tournament.boards.filter(finished_at__isnull=False).order_by("round", "number").values_list(*names)
+    return [_Board(*row) for row in rows]
 
 
 def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
     """The standings, best first, as JSON-ready rows (``raw``: the scoring ``Row`` objects).
-    Elimination formats rank by final placement once the bracket has one."""
-    entries = _entries(tournament)
-    players = [entry.user_id for entry in entries]
-    known = set(players)
-    boards = [b for b in tournament.boards.filter(finished_at__isnull=False) if set(b.seat_ids) <= known]
-    missed = {pk: values for pk, values in missed_rounds(tournament).items() if pk in known}
-    if tournament.format == Format.MULTI_SWISS:
-        rows = _table_rows(tournament, players, boards, missed)
-    else:
-        rows = _pair_rows(tournament, players, boards, missed)
-    if tournament.format in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF):
-        placed = final_placements(tournament, rows)
-        if placed:
-            rows = _by_placement(rows, placed)
+    Elimination formats rank by final placement once the bracket has one. Computed once per
+    change of the tournament's results or entries (``_cached``), not on every read."""
+    entries, rows = _cached(tournament)
     if raw:
         return rows
-    names = {entry.user_id: entry.user.get_username() for entry in entries}
+    names = {entry.user_id: entry.username for entry in entries}
     numbers = {entry.user_id: entry.number for entry in entries}
     status = {entry.user_id: entry.status for entry in entries}
     return [
@@ -60,6 +95,95 @@ def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
         }
         for row in rows
     ]
+
+
+# ---- computed once per change --------------------------------------------------------------------
+# A tournament's standings are cached under a version token that every write to its boards, entries
+# or settings replaces at once (``standings_changed``: the post_save/post_delete receivers connected
+# in ``LeagueConfig.ready``, and the one bulk ``update`` of entries in ``lifecycle``), plus a
+# fingerprint of the committed results and entries read with the standings (``_fingerprint``: how
+# many boards are decided and when the last was, the entries' count and last drop and check-in).
+# Only reads outside a transaction fill the cache, so it holds committed data only; a read racing
+# a write's commit (it saw the new token but the old rows) is left under the old fingerprint. A
+# failing cache costs a recomputation, never a read. A per-process cache (embedded mode's
+# LocMemCache) is not used: another process's write could not replace its token.
+CACHE_SECONDS = 24 * 3600
+
+
+def _version_key(tournament_id) -> str:
+    return f"kifu:tournament-standings-version:{tournament_id}"
+
+
+def _replace_version(tournament_id) -> None:
+    try:
+        cache.set(_version_key(tournament_id), uuid.uuid4().hex, CACHE_SECONDS)
+    except Exception:  # the cache is an optimisation: standings never depend on it
+        logger.warning("could not replace the standings version of tournament %s", tournament_id, exc_info=True)
+
+
+def standings_changed(tournament_id) -> None:
+    """The tournament's results, entries or settings changed: cached standings are stale."""
+    _replace_version(tournament_id)
+
+
+def on_tournament_saved(sender, instance, **kwargs) -> None:
+    """post_save/post_delete receiver of Tournament, TournamentEntry and TournamentBoard."""
+    standings_changed(instance.pk if isinstance(instance, Tournament) else instance.tournament_id)
+
+
+def _may_cache() -> bool:
+    """Outside a transaction (committed data only), with a cache shared by every process."""
+    return not connection.in_atomic_block and "locmem" not in settings.CACHES["default"]["BACKEND"].lower()
+
+
+def _cached(tournament: Tournament) -> tuple[list, list[Row]]:
+    if not _may_cache():
+        return _compute(tournament)
+    try:
+        version = cache.get(_version_key(tournament.pk))
+        if version is None:
+            cache.add(_version_key(tournament.pk), uuid.uuid4().hex, CACHE_SECONDS)
+            version = cache.get(_version_key(tournament.pk))
+        key = f"kifu:tournament-standings:{tournament.pk}:{version}:{_fingerprint(tournament)}"
+        hit = cache.get(key) if version else None
+    except Exception:  # see above
+        logger.warning("standings cache unavailable", exc_info=True)
+        return _compute(tournament)
+    if hit is not None:
+        return hit
+    computed = _compute(tournament)
+    try:
+        cache.set(key, computed, CACHE_SECONDS)
+    except Exception:  # see above
+        logger.warning("could not cache the standings of tournament %s", tournament.pk, exc_info=True)
+    return computed
+
+
+def _fingerprint(tournament: Tournament) -> str:
+    boards = tournament.boards.filter(finished_at__isnull=False).aggregate(n=Count("id"), last=Max("finished_at"))
+    entries = tournament.entries.aggregate(
+        n=Count("id"), dropped=Max("dropped_at"), checked=Max("checked_in_at"), late=Max("first_round")
+    )
+    text = "|".join(str(value) for value in (*boards.values(), *entries.values()))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _compute(tournament: Tournament) -> tuple[list, list[Row]]:
+    """(the entrants, the standings rows) from the database."""
+    entries = _entries(tournament)
+    players = [entry.user_id for entry in entries]
+    known = set(players)
+    boards = [b for b in _finished_boards(tournament) if set(b.seat_ids) <= known]
+    missed = {pk: values for pk, values in missed_rounds(tournament).items() if pk in known}
+    if tournament.format == Format.MULTI_SWISS:
+        rows = _table_rows(tournament, players, boards, missed)
+    else:
+        rows = _pair_rows(tournament, players, boards, missed)
+    if tournament.format in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.GROUPS_PLAYOFF):
+        placed = final_placements(tournament, rows)
+        if placed:
+            rows = _by_placement(rows, placed)
+    return entries, rows
 
 
 def _pair_rows(tournament: Tournament, players: list, boards: list, missed: dict) -> list[Row]:
