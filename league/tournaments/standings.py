@@ -64,9 +64,16 @@ def _entries(tournament: Tournament) -> list[_Entrant]:
 
 
 def _finished_boards(tournament: Tournament) -> list[_Board]:
+    """The decided boards; two-player formats skip the JSON fields (decoding them cost more than
+    the standings maths): their seats are ``first`` and ``second``, their result ``score_first``."""
     names = [f.name for f in dataclass_fields(_Board)]
-    rows = tournament.boards.filter(finished_at__isnull=False).order_by("round", "number").values_list(*names)
-    return [_Board(*row) for row in rows]
+    if tournament.format != Format.MULTI_SWISS:
+        names = [name for name in names if name not in _JSON_FIELDS]
+    boards = tournament.boards.filter(finished_at__isnull=False).order_by("round", "number")
+    return [_Board(**{**_JSON_FIELDS, **dict(zip(names, row, strict=True))}) for row in boards.values_list(*names)]
+
+
+_JSON_FIELDS = {"players": (), "points": None, "placements": None, "game_scores": None}
 
 
 def standings_rows(tournament: Tournament, *, raw: bool = False) -> list:
