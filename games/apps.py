@@ -20,6 +20,12 @@ class GamesConfig(AppConfig):
         refusal(RecordError, fields=("line",))
         refusal(RuleError)
 
+        from django.core import checks
+
+        from kifu.security import fast_password_hasher_check
+
+        checks.register(fast_password_hasher_check, checks.Tags.security, deploy=True)
+
         # The services announce the work they leave for a worker (games.signals); the tasks, which
         # import the services, receive it - so the services never import the tasks.
         from . import signals, tasks

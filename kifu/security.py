@@ -61,3 +61,18 @@ def csp_extend(**directives: list[str]) -> Callable:
         return wrapped
 
     return decorate
+
+
+def fast_password_hasher_check(app_configs, **kwargs):
+    """kifu.W001 (deploy checks): the test-only MD5 password hasher is on (KIFU_TEST_FAST_PASSWORD_HASHER)."""
+    from django.core.checks import Warning
+
+    if not settings.KIFU_TEST_FAST_PASSWORD_HASHER:
+        return []
+    return [
+        Warning(
+            "KIFU_TEST_FAST_PASSWORD_HASHER is on: passwords are hashed with MD5, which is for test runs only.",
+            hint="Unset KIFU_TEST_FAST_PASSWORD_HASHER on a real service.",
+            id="kifu.W001",
+        )
+    ]

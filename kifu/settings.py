@@ -257,6 +257,12 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # ---- the rest ------------------------------------------------------------------------------
+# For test runs only (bin/test sets it, and the stack the tests start inherits it): Django's own advice
+# for fast tests - PBKDF2 costs ~0.2 s of CPU per account made or password checked, MD5 nothing. Never
+# set it on a real service: `manage.py check --deploy` warns while it is on (kifu.W001).
+KIFU_TEST_FAST_PASSWORD_HASHER = env_bool("KIFU_TEST_FAST_PASSWORD_HASHER", False)
+if KIFU_TEST_FAST_PASSWORD_HASHER:
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},

@@ -17,6 +17,18 @@ import requests
 from kifu.devstack import Stack
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_itemcollected(item):
+    """Mark every test that uses the real stack ``stack``, so ``-m stack`` / ``-m "not stack"`` split a run.
+
+    bin/test runs the two halves at once, as two pytest processes with their own test database and
+    Redis database: the stack tests mostly wait on the stack's processes while the in-process tests
+    use the CPU.
+    """
+    if "stack" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("stack"):
+        item.add_marker(pytest.mark.stack)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Run the real-stack tests after every in-process test (after pytest-django's own ordering).
@@ -28,7 +40,7 @@ def pytest_collection_modifyitems(items):
     """
     # A test marked ``stack`` that runs processes of its own (tests/robustness/test_redis_restart.py)
     # commits too, so it goes last as well.
-    items.sort(key=lambda item: "stack" in getattr(item, "fixturenames", ()) or bool(item.get_closest_marker("stack")))
+    items.sort(key=lambda item: bool(item.get_closest_marker("stack")))
 
 
 @pytest.fixture(scope="session")

@@ -67,16 +67,21 @@ def checked(live_schema):
     """``check(response)``: the answer (httpx or requests) is one the schema documents, body and all."""
     schema = schemathesis.openapi.from_dict(live_schema)
     counts = {"checked": 0}
+    # One check at a time: the path lookup compiles werkzeug routing rules with ast.parse, which
+    # CPython 3.11.7 does not make safe across threads ("AST constructor recursion depth mismatch",
+    # python/cpython#106905, fixed in 3.11.8), and the games are played from several threads.
+    one_at_a_time = threading.Lock()
 
     def check(response) -> None:
         request = response.request
         path = request.url.path if hasattr(request.url, "path") else requests.utils.urlparse(request.url).path
         if path.endswith("/stream"):
             return  # event streams: checked by tests/live
-        operation = schema.find_operation_by_path(request.method, path)
-        assert operation is not None, f"{request.method} {path} is not in the schema"
-        operation.validate_response(response)
-        counts["checked"] += 1
+        with one_at_a_time:
+            operation = schema.find_operation_by_path(request.method, path)
+            assert operation is not None, f"{request.method} {path} is not in the schema"
+            operation.validate_response(response)
+            counts["checked"] += 1
 
     check.counts = counts
     return check

@@ -57,6 +57,9 @@ def test_check_deploy_is_clean_with_the_production_settings(tmp_path):
     # Without the proxy's https header Django cannot redirect http to https: the check says so.
     result = check_deploy(production_env(tmp_path, KIFU_PROXY_SSL_HEADER=None))
     assert result.returncode != 0 and "security.W008" in result.stderr + result.stdout
+    # The tests' cheap password hashing (bin/test) is never quietly on in production.
+    result = check_deploy(production_env(tmp_path, KIFU_TEST_FAST_PASSWORD_HASHER="1"))
+    assert result.returncode != 0 and "kifu.W001" in result.stderr + result.stdout
 
 
 def test_the_proxy_header_setting_is_checked():
