@@ -1,4 +1,7 @@
-"""The OpenAPI schema's own pieces: anonymous operations, and typed moves built from the engines' action tables.
+"""The OpenAPI schema's own pieces: typed moves built from the engines' action tables.
+
+The schema class every app's views use (anonymous operations, identifier operation ids) is the
+HTTP kit's, ``kifu.http.openapi.AutoSchema``.
 
 Moves are typed per game. Each engine's actions (``Engine.actions``, the parameters the engine
 itself checks) become one component per action (``NineCardCommitCard``) and one discriminated
@@ -18,32 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drf_spectacular import openapi
-from rest_framework import permissions
-
 from games.engines import all_engines
 from games.engines.base import REASON, Action, Engine, Param
 
 REF = "#/components/schemas/"
-
-
-class AutoSchema(openapi.AutoSchema):
-    """drf-spectacular's schema, plus: an operation anyone may call (``AllowAny``) needs no credentials.
-
-    drf-spectacular lists the token and session schemes with an optional ``{}`` for such an
-    operation; generators read any security list as "needs an authenticated client" (creating an
-    account, getting a token). An empty list says what the view does: no credentials needed.
-    """
-
-    def get_operation_id(self):
-        """Operation ids are identifiers (``seasons_standings_csv_retrieve``, not ``...standings.csv...``):
-        generators name a function or a module after each."""
-        return re.sub(r"\W", "_", super().get_operation_id())
-
-    def get_auth(self):
-        if any(isinstance(permission, permissions.AllowAny) for permission in self.view.get_permissions()):
-            return []
-        return super().get_auth()
 
 
 def ref(name: str) -> dict:

@@ -195,7 +195,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "api.openapi.AutoSchema",  # AllowAny operations need no credentials
+    "DEFAULT_SCHEMA_CLASS": "kifu.http.openapi.AutoSchema",  # AllowAny operations need no credentials
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "kifu.http.guards.Pagination",  # LimitOffsetPagination, limit at most 1000
     # kifu/http/guards.py: NUL, lone surrogates, infinities and deep nesting in a JSON body are a 400.
