@@ -128,7 +128,7 @@ def _board(tournament: Tournament, number: int, index: int, entries: list, *, br
         decide(board, tournament, [[seats[0].pk]], Decided.BYE, now=now)
     elif dropped:
         board.save()
-        decide_forfeit(board, tournament, dropped, now=now)
+        forfeit_board(board, tournament, dropped, now=now)
     elif tournament.settings.get("match"):
         board.match = match_start(
             engine=tournament.engine,
@@ -189,7 +189,7 @@ def decide(
     board.save()
 
 
-def decide_forfeit(board: TournamentBoard, tournament: Tournament, losers, *, now: datetime) -> None:
+def forfeit_board(board: TournamentBoard, tournament: Tournament, losers, *, now: datetime) -> None:
     """The ``losers`` forfeit: the others share first place; everyone losing is a double forfeit."""
     losers = [pk for pk in board.seat_ids if pk in set(losers)]
     others = [pk for pk in board.seat_ids if pk not in set(losers)]

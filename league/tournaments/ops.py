@@ -17,7 +17,7 @@ from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentE
 from ..services.matches import current_game, game_ranking
 from ..services.membership import require_organiser
 from ..services.results import league_game_finished
-from .boards import Decided, complete_check, create_round, decide, decide_forfeit, tournament_lock
+from .boards import Decided, complete_check, create_round, decide, forfeit_board, tournament_lock
 from .pairing import table_error
 from .settings import ELIMINATION, Format
 from .standings import standings_rows
@@ -285,6 +285,6 @@ def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetim
         losers = list(seats.values())
     else:
         losers = [seats[seat] for seat in waiting]
-    decide_forfeit(board, tournament, losers, now=now)
+    forfeit_board(board, tournament, losers, now=now)
     if not game.is_finished:
         end_game(game, waiting, reason=ROUND_DEADLINE, now=now)
