@@ -85,7 +85,7 @@ class ContributionHideView(APIView):
 
     @extend_schema(request=ReasonSerializer, responses={201: DecisionSerializer, **ERRORS}, tags=["moderation"])
     def post(self, request, pk, seq: int):
-        """Hide a contribution from views and replays (staff and the game's creator); the event stays in the log."""
+        """Hide a contribution from views and replays (the game's moderators); the event stays in the log."""
         game = load_game(pk, request.user)
         row = moderation.contribution_hide(game=game, seq=seq, user=request.user, reason=_reason(request))
         return Response(_decision(row), status=status.HTTP_201_CREATED)
@@ -108,6 +108,8 @@ class ContributionReportListView(APIView):
         game = load_game(pk, request.user)
         if not moderation.is_moderator(game=game, user=request.user):
             raise ApiError(
-                "not_a_moderator", "only staff and the game's creator may read reports", status.HTTP_403_FORBIDDEN
+                "not_a_moderator",
+                "only the game's moderators (staff, its seated creator, its event's organiser) may read reports",
+                status.HTTP_403_FORBIDDEN,
             )
         return Response(moderation.report_list(game=game))

@@ -191,7 +191,8 @@ class AccountStreamView(StreamView):
         tags=["play"],
     )
     def get(self, request):
-        """What needs your attention across your games: ``game_started``, ``window_opened``,
+        """What needs your attention across your games: ``invitation`` (a seat someone else named
+        you for: accept or decline it), ``game_cancelled``, ``game_started``, ``window_opened``,
         ``your_turn`` (each time a game you may act in changes) and ``game_ended``.
 
         Each connection first announces your running games and those waiting on you; with a resume

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import checkpoints, moderation, views
+from . import checkpoints, invitations, moderation, views
 
 app_name = "api"
 
@@ -17,6 +17,8 @@ urlpatterns = [
     path("games/<uuid:pk>", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<uuid:pk>/join", views.GameJoinView.as_view(), name="game-join"),
     path("games/<uuid:pk>/accept", views.GameAcceptView.as_view(), name="game-accept"),
+    path("games/<uuid:pk>/decline", invitations.GameDeclineView.as_view(), name="game-decline"),
+    path("me/invitations", invitations.InvitationListView.as_view(), name="invitations"),
     path("games/<uuid:pk>/state", views.GameStateView.as_view(), name="game-state"),
     path("games/<uuid:pk>/events", views.GameEventsView.as_view(), name="game-events"),
     path("games/<uuid:pk>/legal-moves", views.GameLegalMovesView.as_view(), name="game-legal-moves"),

@@ -146,7 +146,8 @@ class GameListView(generics.ListCreateAPIView):
 
     @extend_schema(request=s.GameCreateSerializer, responses={201: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, *args, **kwargs):
-        """Create a game. It starts, and the cards are dealt, once every seat has a player."""
+        """Create a game. Seats you name for others are invitations (``GET /api/me/invitations``);
+        it starts, and the cards are dealt, once every seat has a player who accepted."""
         data = s.GameCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         game = services.game_create(
@@ -195,7 +196,8 @@ class GameAcceptView(APIView):
 
     @extend_schema(request=None, responses={200: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, pk):
-        """Accept the seat an organiser gave you in a mature game; the game starts once all have."""
+        """Accept a seat someone else named you for (``GET /api/me/invitations``); the game starts
+        once every seated player has. 403 ``not_invited``, 409 ``game_cancelled``/``game_not_open``."""
         game = services.game_accept(game_id=load_game(pk, request.user).pk, user=request.user)
         return Response(GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
 

@@ -76,7 +76,7 @@ def in_process_moves(target: int) -> tuple[int, float]:
     done, elapsed = 0, 0.0
     while done < target:
         users = [User.objects.create_user(username=f"i{uuid.uuid4().hex[:10]}") for _ in range(2)]
-        game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+        game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0], consent=True)
         start = time.perf_counter()
         while done < target:
             game.refresh_from_db()

@@ -458,7 +458,9 @@ def in_process(seconds: float, seed: int) -> tuple[int, float]:
     moves, spent = 0, 0.0
     wall_end = time.perf_counter() + seconds * 3  # the games' setup is outside the clock
     while spent < seconds and time.perf_counter() < wall_end:
-        game = services.game_create(engine_slug=LOAD_ENGINE, config=dict(LOAD_CONFIG), seats=users, created_by=users[0])
+        game = services.game_create(
+            engine_slug=LOAD_ENGINE, config=dict(LOAD_CONFIG), seats=users, created_by=users[0], consent=True
+        )
         while spent < seconds:
             game = Game.objects.get(pk=game.pk)
             if game.status == "finished" or game.state is None:

@@ -39,12 +39,21 @@ def demo_load() -> dict[str, str]:
     tokens = {name: Token.objects.get_or_create(user=user)[0].key for name, user in users.items()}
     if not Game.objects.filter(meta__demo=True).exists():
         chooser = random.Random(2026)
+        # The demo's own accounts agreed to be seated: consent=True, as an event's pairing does.
         finished = services.game_create(
-            engine_slug="nine-card", config={}, seats=[users["aki"], users["ben"]], created_by=users["aki"]
+            engine_slug="nine-card",
+            config={},
+            seats=[users["aki"], users["ben"]],
+            created_by=users["aki"],
+            consent=True,
         )
         _play(finished, {0: users["aki"], 1: users["ben"]}, 100, chooser)
         running = services.game_create(
-            engine_slug="nine-card", config={}, seats=[users["ben"], users["chie"]], created_by=users["ben"]
+            engine_slug="nine-card",
+            config={},
+            seats=[users["ben"], users["chie"]],
+            created_by=users["ben"],
+            consent=True,
         )
         _play(running, {0: users["ben"], 1: users["chie"]}, 5, chooser)
         Game.objects.filter(pk__in=[finished.pk, running.pk]).update(meta={"demo": True})

@@ -242,6 +242,8 @@ class Appender:
         try:
             if game.status == Game.Status.OPEN:
                 raise ServiceError("game_not_started", "the game has not started: seats are still open")
+            if game.status == Game.Status.CANCELLED:
+                raise ServiceError("game_cancelled", "the game was cancelled: an invited player declined")
             if game.status == Game.Status.FINISHED:
                 raise ServiceError("game_over", "the game is over; no more moves are accepted")
             if submission.payload.get("type") == "resign":

@@ -17,6 +17,8 @@ class Game(models.Model):
         OPEN = "open", "waiting for players"
         RUNNING = "running", "running"
         FINISHED = "finished", "finished"
+        # A player declined the seat someone else gave them: the game never starts (no deal, no clock).
+        CANCELLED = "cancelled", "cancelled: an invitation was declined"
 
     class Source(models.TextChoices):
         SERVER = "server", "played on the server"
@@ -32,6 +34,9 @@ class Game(models.Model):
     seed_sha256 = models.CharField(max_length=64, blank=True)
     meta = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # An event's pairing (ladder, season, tournament): its players consented by joining the event, and
+    # the creator is the event's organiser, who moderates it even without a seat (games.moderation).
+    organised = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -58,15 +63,23 @@ class Game(models.Model):
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
 
+    @property
+    def has_started(self) -> bool:
+        """Dealt and playing, or over: not waiting for players and not cancelled."""
+        return self.status in (self.Status.RUNNING, self.Status.FINISHED)
+
 
 class Seat(models.Model):
     game = models.ForeignKey(Game, related_name="seats", on_delete=models.CASCADE)
     index = models.PositiveSmallIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     name = models.CharField(max_length=80, blank=True)
-    # Mature games start only when every seated player has accepted that game; a seat a player
-    # took themselves is accepted at once, one an organiser assigned waits for its player.
+    # A game starts only when every seated player has accepted it (issue 15 part 6): a seat a player
+    # took themselves is accepted at once; one someone else named them for is an invitation until
+    # they accept or decline it (``services.game_accept`` / ``game_decline``). A bot account and an
+    # event's pairing are accepted at creation, except in a mature game, which each player accepts.
     accepted_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "index"]

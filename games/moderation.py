@@ -42,10 +42,19 @@ def marker(reason: str) -> dict:
 
 # ---- who may do what ----------------------------------------------------------------------------
 def is_moderator(*, game: Game, user) -> bool:
-    """Staff, and the game's creator (the organiser who set the table up)."""
+    """Staff; the game's creator when they play in it; and the organiser of the event whose pairing
+    it is (``Game.organised``: the event created it with its organiser as creator). An unseated
+    creator of an ordinary game is a spectator like anyone else (issue 15 part 6): seating two
+    others does not buy a moderator's sight past the spectator delay.
+
+    Reads the game's seats through ``game.seats.all()``, so a prefetch (the lists) answers it."""
     if user is None or not user.is_authenticated:
         return False
-    return bool(user.is_staff) or (game.created_by_id is not None and game.created_by_id == user.pk)
+    if user.is_staff:
+        return True
+    if game.created_by_id is None or game.created_by_id != user.pk:
+        return False
+    return game.organised or any(seat.user_id == user.pk for seat in game.seats.all())
 
 
 def may_report(*, game: Game, user) -> bool:

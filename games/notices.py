@@ -104,6 +104,26 @@ def publish(game_id, notice: dict, *, verdicts: list[dict] = ()) -> None:
         log.warning("could not publish to %s", channel(game_id), exc_info=True)
 
 
+def account_notice(user_ids, notice: dict) -> None:
+    """Tell these accounts (their ``kifu:account:<id>`` channels) that a game waiting on them
+    changed: an invitation, an acceptance, a cancellation (``services.game_create`` / ``game_accept``
+    / ``game_decline``). Like ``publish`` it carries no game content; unlike it, it never reads
+    (or caches) a game's accounts, since seats may still change before a game starts."""
+    channels = [account_channel(user_id) for user_id in user_ids]
+    if not settings.REDIS_URL:
+        for name in channels:
+            BUS.deliver(name, notice)
+        return
+    try:
+        pipe = redis_client().pipeline(transaction=False)
+        body = json.dumps(notice)
+        for name in channels:
+            pipe.publish(name, body)
+        pipe.execute()
+    except Exception:  # a hint only: the invitation list and the feed's rescans are the truth
+        log.warning("could not publish an invitation notice", exc_info=True)
+
+
 # ---- the per-process listener -------------------------------------------------------------------
 class Waiter:
     """One stream's mailbox: notices for its channel, and a flag that says "look again"."""

@@ -1,7 +1,7 @@
 """Reads of games and events as a given user may see them; nothing here writes.
 
-What a viewer may see *now* is decided in one place, ``game_sight``: a seated player, staff and
-the game's creator see the game live; a spectator of a game with a spectator delay sees it as it
+What a viewer may see *now* is decided in one place, ``game_sight``: a seated player and the
+game's moderators see the game live; a spectator of a game with a spectator delay sees it as it
 was that many seconds ago (``Sight.seq``), and ``game_head``/``events_for`` build that view.
 """
 
@@ -67,6 +67,18 @@ def game_list(
     if player:
         games = games.filter(seats__user__username=player)
     return games.distinct()
+
+
+def invitations_for(*, user) -> QuerySet:
+    """The games waiting for ``user`` to accept or decline a seat someone else named them for
+    (``services.game_accept`` / ``game_decline``), oldest first; mature ones only with consent."""
+    games = _with_reads(Game.objects.prefetch_related(_seats_with_users()), viewer=None).select_related("created_by")
+    games = games.filter(
+        status=Game.Status.OPEN, seats__user=user, seats__accepted_at__isnull=True, seats__declined_at__isnull=True
+    )
+    if not may_see_mature(user):
+        games = games.exclude(engine__in=mature_engines())
+    return games.order_by("created_at")
 
 
 def _seats_with_users() -> Prefetch:
@@ -302,7 +314,7 @@ class Sight:
 def game_sight(*, game: Game, user, now: datetime | None = None) -> Sight:
     """The one rule for what ``user`` may see of ``game`` now (API, streams and web pages use it).
 
-    Seated players see their own view live; so do staff and the game's creator (its moderators).
+    Seated players see their own view live; so do its moderators (``moderation.is_moderator``).
     Anyone else, logged in or not, sees only events whose ``created_at`` is at least
     ``spectator_delay_seconds`` old, and the state as it was after the last of them. A finished
     game becomes public only once its end is older than the delay (a spectator never learns the
@@ -316,10 +328,10 @@ def game_sight(*, game: Game, user, now: datetime | None = None) -> Sight:
 
 def sight_for_seat(*, game: Game, seat: int | None, privileged: bool = False, now: datetime | None = None) -> Sight:
     """``game_sight`` for a caller that already knows the viewer's seat (None: a spectator) and
-    whether they are privileged (staff or the game's creator)."""
+    whether they are privileged (a moderator: ``moderation.is_moderator``)."""
     delay = spectator_delay(game)
     live = Sight(seq=game.head_seq, delayed=False, public=game.is_finished)
-    if delay == 0 or seat is not None or privileged or game.status == Game.Status.OPEN:
+    if delay == 0 or seat is not None or privileged or not game.has_started:
         return live
     as_of = (now or timezone.now()) - timedelta(seconds=delay)
     if game.is_finished and game.finished_at is not None and game.finished_at <= as_of:
@@ -459,7 +471,7 @@ def clock_for(*, game: Game, sight: Sight | None = None, replay: Replay | None =
     the clock of the replay at ``sight.seq`` as of ``sight.as_of``."""
     meta = readable_meta(game)
     clock = meta.get("time_control")
-    if not clock or game.status == Game.Status.OPEN:
+    if not clock or not game.has_started:
         return None
     seats = seat_count(game)
     engine = get_engine(game.engine)

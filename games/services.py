@@ -24,6 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from . import clocks, receipts
+from .accounts import bot_ids
 from .clocks import CLOCK_PREFIX, CLOCK_STATE
 from .engines import get_engine
 from .engines.base import Engine, RuleError
@@ -32,6 +33,7 @@ from .eventlog import Appender, event_hash, running_seats
 from .eventlog import lock as _lock
 from .meta import MetaError, spectator_delay_check
 from .models import Game, MatureConsent, Seat, Submission
+from .notices import account_notice
 from .records import canonical_json
 from .signals import advance_due
 
@@ -51,8 +53,17 @@ def game_create(
     names: list[str] | None = None,
     time_control: dict | None = None,
     spectator_delay_seconds: int = 0,
+    consent: bool = False,
 ) -> Game:
-    """A new server game; it starts (and deals) as soon as every seat has a player.
+    """A new server game; it starts (and deals) as soon as every seat has a player who accepted it.
+
+    Nobody is seated without consent (issue 15 part 6): the creator's own seat and a bot account's
+    are accepted at once; a seat named for anyone else is an invitation until that player accepts
+    (``game_accept``) or declines it (``game_decline``, which cancels the game). ``consent``: the
+    caller is an event (ladder, season, tournament) pairing its own players - joining the event was
+    their consent, so their seats are accepted, and ``created_by`` (the event's organiser) moderates
+    the game (``games.moderation``). In a mature game every other player still accepts for
+    themselves.
 
     ``time_control`` (``games.clocks``: per move, a Fischer bank, or days per move) and
     ``spectator_delay_seconds`` are game settings kept in ``meta``, not engine config: the
@@ -85,14 +96,22 @@ def game_create(
         seed=seed,
         seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
         created_by=created_by,
+        organised=consent,
         meta=meta,
     )
     now = timezone.now()
+    bots = bot_ids(user.pk for user in users)
+    invited = []
     for index, user in enumerate(seats):
         name = (names[index] if names else "") or (user.get_username() if user else "")
-        # In a mature game each player accepts for themselves; the creator's own seat is accepted.
-        accepted = user is not None and (not engine.mature or user == created_by)
+        mine = user is not None and created_by is not None and user.pk == created_by.pk
+        accepted = user is not None and (mine or (not engine.mature and (consent or user.pk in bots)))
         Seat.objects.create(game=game, index=index, user=user, name=name, accepted_at=now if accepted else None)
+        if user is not None and not accepted:
+            invited.append(user.pk)
+    if invited:
+        game_id = game.pk
+        transaction.on_commit(lambda: account_notice(invited, {"game": str(game_id), "invitation": True}))
     _start_if_ready(game, engine)
     return game
 
@@ -162,11 +181,14 @@ def mature_consent_withdraw(*, user: AbstractBaseUser) -> None:
 
 @transaction.atomic
 def game_accept(*, game_id, user: AbstractBaseUser) -> Game:
-    """A player accepts the seat someone else gave them in a mature game; the last one starts it."""
+    """A player accepts the seat someone else gave them; the last acceptance starts the game.
+
+    Accepting a seat already accepted, while the game waits, changes nothing (a retry is safe).
+    Refusals: 403 ``not_invited`` (no seat here), 409 ``game_cancelled`` (someone declined),
+    409 ``game_not_open`` (it has started), 403 ``mature_consent_required``.
+    """
     game = _lock(game_id)
-    seat = game.seats.filter(user=user).first()
-    if seat is None:
-        raise ServiceError("not_a_player", "you hold no seat in this game", status=403)
+    seat = _invited_seat(game, user)
     if game.status != Game.Status.OPEN:
         raise ServiceError("game_not_open", "this game has already started", status=409)
     engine = get_engine(game.engine)
@@ -176,7 +198,57 @@ def game_accept(*, game_id, user: AbstractBaseUser) -> Game:
         seat.accepted_at = timezone.now()
         seat.save(update_fields=["accepted_at"])
     _start_if_ready(game, engine)
+    if game.status == Game.Status.OPEN:  # still waiting: the others' lists and streams show it
+        _notice_seated(game, {"invitation": True})
     return game
+
+
+@transaction.atomic
+def game_decline(*, game_id, user: AbstractBaseUser) -> Game:
+    """A player declines the seat someone else gave them: the game is cancelled for good (status
+    ``cancelled``; it never deals or runs a clock) and its seated players are told on their
+    account streams.
+
+    Refusals: 403 ``not_invited`` (no seat here), 409 ``game_cancelled`` (already cancelled),
+    409 ``already_answered`` (the seat was accepted: your own, or accepted before, or the game
+    started), 409 ``event_game`` (an event's pairing: leave the event instead).
+    """
+    game = _lock(game_id)
+    seat = _invited_seat(game, user)
+    if seat.accepted_at is not None or game.status != Game.Status.OPEN:
+        raise ServiceError(
+            "already_answered", "you have already accepted this seat; resign in the game instead", status=409
+        )
+    if game.organised:
+        raise ServiceError(
+            "event_game",
+            "this game is a pairing of an event you joined; withdraw from the event rather than decline it",
+            status=409,
+        )
+    now = timezone.now()
+    seat.declined_at = now
+    seat.save(update_fields=["declined_at"])
+    game.status = Game.Status.CANCELLED
+    game.save(update_fields=["status"])
+    _notice_seated(game, {"cancelled": True})
+    return game
+
+
+def _invited_seat(game: Game, user) -> Seat:
+    """``user``'s seat in the locked ``game`` for an answer to an invitation, or the refusal."""
+    seat = game.seats.filter(user=user).first()
+    if seat is None:
+        raise ServiceError("not_invited", "you hold no seat in this game, so there is nothing to answer", status=403)
+    if game.status == Game.Status.CANCELLED:
+        raise ServiceError("game_cancelled", "this game was cancelled: an invited player declined", status=409)
+    return seat
+
+
+def _notice_seated(game: Game, notice: dict) -> None:
+    """After commit, tell every seated account that the game's invitations changed."""
+    users = [user_id for user_id in game.seats.values_list("user_id", flat=True) if user_id is not None]
+    game_id = str(game.pk)
+    transaction.on_commit(lambda: account_notice(users, {"game": game_id, **notice}))
 
 
 @transaction.atomic

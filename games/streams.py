@@ -265,7 +265,7 @@ def _account_seats(user, *, hidden: list[str], game_ids=None, since_ms: int | No
     """The account's seats with their games: running and open ones, plus those that started or
     ended after ``since_ms``; or exactly the games ``game_ids``. Never games of ``hidden`` engines."""
     seats = Seat.objects.filter(user=user).exclude(game__engine__in=hidden)
-    seats = seats.select_related("game").defer("game__state", "game__config")
+    seats = seats.select_related("game", "game__created_by").defer("game__state", "game__config")
     if game_ids is not None:
         return list(seats.filter(game_id__in=game_ids))
     active = Q(game__status__in=[Game.Status.OPEN, Game.Status.RUNNING])
@@ -303,8 +303,14 @@ def _account_changes(seat: Seat, prev: _Seen | None, *, since_ms: int | None) ->
         new_start = running if since_ms is None else (started_ms or 0) > since_ms
         new_end = finished and since_ms is not None and (finished_ms or 0) > since_ms
     else:
-        new_start = game.status != Game.Status.OPEN and prev.status == Game.Status.OPEN
+        new_start = (running or finished) and prev.status == Game.Status.OPEN
         new_end = finished and prev.status != Game.Status.FINISHED
+    waiting = game.status == Game.Status.OPEN and seat.accepted_at is None and seat.declined_at is None
+    if waiting and prev is None:  # a seat someone else named this account for (issue 15 part 6)
+        invited_by = None if game.created_by is None else game.created_by.get_username()
+        out.append(("invitation", {**base, "invited_by": invited_by}))
+    if game.status == Game.Status.CANCELLED and prev is not None and prev.status != Game.Status.CANCELLED:
+        out.append(("game_cancelled", base))
     if new_start:
         out.append(("game_started", {**base, "started_at": game.started_at}))
     if on_turn and game.window and (prev is None or prev.window != game.window):
@@ -320,8 +326,9 @@ def _account_changes(seat: Seat, prev: _Seen | None, *, since_ms: int | None) ->
 def account_feed(
     *, user, after_ms: int | None, duration: float, gone: Callable[[], bool] = lambda: False
 ) -> Iterator[Message | None]:
-    """What needs the account's attention across its games: ``game_started``, ``window_opened``,
-    ``your_turn`` and ``game_ended``; then ``end`` (``reason: timeout``) when ``duration`` is over.
+    """What needs the account's attention across its games: ``invitation`` (a seat to accept or
+    decline), ``game_cancelled``, ``game_started``, ``window_opened``, ``your_turn`` and
+    ``game_ended``; then ``end`` (``reason: timeout``) when ``duration`` is over.
 
     Level-triggered: every connection first announces the running games and those waiting on the
     account, so a reconnect never misses a turn. A resume cursor (the last message id, a server

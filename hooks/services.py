@@ -134,7 +134,7 @@ def _changes(game: Game, seat: int, cursor: GameCursor, fresh: bool) -> list[tup
     on_turn = running and seat in game.actors
     base = {"game": str(game.pk), "engine": game.engine, "seat": seat, "head_seq": game.head_seq}
     out: list[tuple[str, dict]] = []
-    if game.status != Game.Status.OPEN and cursor.status in ("", Game.Status.OPEN):
+    if (running or finished) and cursor.status in ("", Game.Status.OPEN):
         out.append(("game_started", {**base, "started_at": game.started_at}))
     if on_turn and game.window and (fresh or cursor.window != game.window):
         out.append(("window_opened", {**base, "window": _window_json(game)}))

@@ -105,8 +105,16 @@ class KifuClient:
         return cast(Game, self._call("POST", f"/games/{game_id}/join", json=body))
 
     def accept(self, game_id: str) -> Game:
-        """Accept the seat someone else gave this account in a mature game."""
+        """Accept the seat someone else named this account for; the game starts once all have."""
         return cast(Game, self._call("POST", f"/games/{game_id}/accept"))
+
+    def decline(self, game_id: str) -> Game:
+        """Decline the seat someone else named this account for: the game is cancelled."""
+        return cast(Game, self._call("POST", f"/games/{game_id}/decline"))
+
+    def invitations(self) -> list[dict]:
+        """The games waiting for this account's answer (first page): ``seat``, ``invited_by``, ``game``."""
+        return cast(list[dict], self._call("GET", "/me/invitations")["results"])
 
     def game(self, game_id: str) -> Game:
         return cast(Game, self._call("GET", f"/games/{game_id}"))

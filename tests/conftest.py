@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+import weakref
 
 import pytest
 import requests
@@ -82,6 +83,10 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory):
 class Player:
     """An API client with its own account and token."""
 
+    # Every player of the session by name, so that a game one of them creates can be accepted by
+    # the others it seats (issue 15 part 6: a seat named for someone else is an invitation).
+    by_name: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+
     def __init__(self, base_url: str, name: str | None = None) -> None:
         self.base_url = base_url
         self.name = name or f"p{uuid.uuid4().hex[:10]}"
@@ -89,6 +94,7 @@ class Player:
         response = self.http.post(f"{base_url}/api/accounts", json={"username": self.name, "password": "a-long-pass-1"})
         assert response.status_code == 201, response.text
         self.http.headers["Authorization"] = f"Token {response.json()['token']}"
+        Player.by_name[self.name] = self
 
     def get(self, path: str, **params):
         return self.http.get(f"{self.base_url}{path}", params=params, timeout=30)
@@ -96,10 +102,22 @@ class Player:
     def post(self, path: str, body: dict | None = None, **params):
         return self.http.post(f"{self.base_url}{path}", json=body or {}, params=params, timeout=30)
 
-    def create_game(self, engine: str, seats: list, config: dict | None = None) -> dict:
-        response = self.post("/api/games", {"engine": engine, "seats": seats, "config": config or {}})
+    def create_game(self, engine: str, seats: list, config: dict | None = None, **settings) -> dict:
+        """Create a game and have every other player it seats accept it (``accept_all``)."""
+        body = {"engine": engine, "seats": seats, "config": config or {}, **settings}
+        response = self.post("/api/games", body)
         assert response.status_code == 201, response.text
-        return response.json()
+        return self.accept_all(response.json())
+
+    def accept_all(self, game: dict) -> dict:
+        """The invitees of ``game`` (players of this session) accept their seats; the game after."""
+        for seat in game["seats"]:
+            invitee = Player.by_name.get(seat["player"] or "")
+            if invitee is not None and not seat["accepted"]:
+                response = invitee.post(f"/api/games/{game['id']}/accept")
+                assert response.status_code == 200, response.text
+                game = response.json()
+        return game
 
     def move(self, game_id: str, move: dict, key: str | None = None, wait: float = 10):
         body = {"move": move, "idempotency_key": key or uuid.uuid4().hex}

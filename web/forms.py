@@ -53,7 +53,10 @@ class NewGameForm(forms.Form):
     opponents = forms.CharField(
         label=_("Opponents"),
         required=False,
-        help_text=_("Usernames, separated by commas, in seat order after you; leave empty for open seats."),
+        help_text=_(
+            "Usernames, separated by commas, in seat order after you: each is invited and the game starts "
+            "once all have accepted; leave empty for open seats."
+        ),
     )
 
     def __init__(self, *args, **kwargs):

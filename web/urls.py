@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/new", views.game_new, name="game-new"),
     path("games/<uuid:pk>", views.game_page, name="game"),
     path("games/<uuid:pk>/join", views.game_join, name="join"),
+    path("games/<uuid:pk>/answer/<str:answer>", views.game_answer, name="answer"),
     path("games/<uuid:pk>/replay", views.replay_page, name="replay"),
     path("games/<uuid:pk>/replay.json", views.replay_json, name="replay-json"),
     path("games/<uuid:pk>/play", views.play_page, name="play"),

@@ -46,7 +46,13 @@ def _next_url(request, default: str) -> str:
 # ---- lists and summaries ------------------------------------------------------------------
 def _home_context(request, form) -> dict:
     engines = [{"slug": e.slug, "name": game_name(e.slug), "engine": e} for e in all_engines()]
-    return {"games": selectors.game_list(viewer=request.user)[:50], "engines": engines, "form": form}
+    invitations = selectors.invitations_for(user=request.user)[:50] if request.user.is_authenticated else []
+    return {
+        "games": selectors.game_list(viewer=request.user)[:50],
+        "engines": engines,
+        "form": form,
+        "invitations": invitations,
+    }
 
 
 @require_safe
@@ -60,10 +66,14 @@ def game_page(request, pk):
     game = _game_or_none(request, pk)
     if game is None:
         return _not_found(request)
+    return render(request, "web/game.html", _game_context(request, game))
+
+
+def _game_context(request, game, **extra) -> dict:
     seat = selectors.seat_of(game=game, user=request.user)
     public = game.is_finished and selectors.game_sight(game=game, user=request.user).public
-    context = {"game": game, "seat": seat, "names": seat_names(game), "public": public}
-    return render(request, "web/game.html", context)
+    invited = seat is not None and game.status == game.Status.OPEN and game.seats.get(index=seat).accepted_at is None
+    return {"game": game, "seat": seat, "names": seat_names(game), "public": public, "invited": invited, **extra}
 
 
 # ---- creating and joining -----------------------------------------------------------------
@@ -82,7 +92,8 @@ def game_new(request):
     except services.ServiceError as error:
         form.add_error(None, f"{error.code}: {error.message}")
         return render(request, "web/home.html", _home_context(request, form), status=400)
-    return redirect("web:play", pk=game.pk)
+    # Seats named for others are invitations: the game page shows it waiting until they accept.
+    return redirect("web:play" if game.has_started else "web:game", pk=game.pk)
 
 
 @login_required
@@ -94,9 +105,25 @@ def game_join(request, pk):
     try:
         services.game_join(game_id=game.pk, user=request.user)
     except services.ServiceError as error:
-        context = {"game": game, "seat": None, "names": seat_names(game), "error": error, "public": False}
-        return render(request, "web/game.html", context, status=error.status)
+        return render(request, "web/game.html", _game_context(request, game, error=error), status=error.status)
     return redirect("web:play", pk=game.pk)
+
+
+ANSWERS = {"accept": services.game_accept, "decline": services.game_decline}
+
+
+@login_required
+@require_POST
+def game_answer(request, pk, answer):
+    """Accept or decline a seat someone else named you for (issue 15 part 6)."""
+    game = _game_or_none(request, pk)
+    if game is None or answer not in ANSWERS:
+        return _not_found(request)
+    try:
+        game = ANSWERS[answer](game_id=game.pk, user=request.user)
+    except services.ServiceError as error:
+        return render(request, "web/game.html", _game_context(request, game, error=error), status=error.status)
+    return redirect("web:play" if game.has_started else "web:game", pk=game.pk)
 
 
 # ---- replay -------------------------------------------------------------------------------
@@ -119,7 +146,7 @@ def replay_page(request, pk):
         "total": game.head_seq if public else sight.seq,
         "default_as": "all" if public else str(seat) if seat is not None and not sight.delayed else "spectator",
     }
-    if game.status == game.Status.OPEN:
+    if not game.has_started:
         return render(request, "web/replay_running.html", context, status=409)
     return render(request, "web/replay.html", context)
 

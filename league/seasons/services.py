@@ -369,6 +369,7 @@ def _create_fixtures(league: League, season: Season, division: Division, players
                 config=league.game_config,
                 seats=[pairing.first, pairing.second],
                 created_by=by,
+                consent=True,  # joining the season was the players' consent
             )
             Fixture.objects.create(
                 season=season,

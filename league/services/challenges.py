@@ -152,7 +152,9 @@ def challenge_accept(*, challenge_id, by, now: datetime | None = None) -> Challe
         challenge.match = match
         payload["match"] = str(match.pk)
     else:
-        game = game_create(engine_slug=ladder.engine, config=ladder.game_config, seats=players, created_by=by)
+        game = game_create(
+            engine_slug=ladder.engine, config=ladder.game_config, seats=players, created_by=by, consent=True
+        )
         LeagueGame.objects.create(game=game, ladder=ladder, challenge=challenge)
         challenge.game = game
         payload["game"] = str(game.pk)

@@ -178,7 +178,7 @@ def rated_game_create(*, ladder_id, by, players: list, now: datetime | None = No
         return match_start(
             engine=ladder.engine, config=config, spec=spec, players=players, by=by, now=now, ladder=ladder
         )
-    game = game_create(engine_slug=ladder.engine, config=ladder.game_config, seats=players, created_by=by)
+    game = game_create(engine_slug=ladder.engine, config=ladder.game_config, seats=players, created_by=by, consent=True)
     return LeagueGame.objects.create(game=game, ladder=ladder)
 
 

@@ -53,7 +53,7 @@ def _start_game(match: Match, number: int, *, ladder: Ladder | None, challenge: 
     config = dict(match.config)
     if match.spec["format"] == "session":
         config["match_games"] = match.spec["target"]
-    game = game_create(engine_slug=match.engine, config=config, seats=seats, created_by=by)
+    game = game_create(engine_slug=match.engine, config=config, seats=seats, created_by=by, consent=True)
     return LeagueGame.objects.create(game=game, ladder=ladder, challenge=challenge, match=match, number=number)
 
 

@@ -141,7 +141,11 @@ def _board(tournament: Tournament, number: int, index: int, entries: list, *, br
         board.save()
     else:
         board.game = game_create(
-            engine_slug=tournament.engine, config=tournament.game_config, seats=seats, created_by=tournament.created_by
+            engine_slug=tournament.engine,
+            config=tournament.game_config,
+            seats=seats,
+            created_by=tournament.created_by,
+            consent=True,  # entering the tournament was the players' consent
         )
         board.save()
     return board

@@ -58,7 +58,9 @@ def ko():
 def game(oya, ko):
     response = oya.post("/api/games", {"engine": "nine-card", "seats": ["oya", "ko"]}, format="json")
     assert response.status_code == 201, response.json()
-    return response.json()
+    accepted = ko.post(f"/api/games/{response.json()['id']}/accept", format="json")  # ko's seat was an invitation
+    assert accepted.status_code == 200, accepted.json()
+    return accepted.json()
 
 
 def test_accounts_and_tokens():

@@ -53,7 +53,9 @@ def people():
 
 def believers(people, *, finish: bool) -> Game:
     aki, ben = people["aki"], people["ben"]
-    game = services.game_create(engine_slug="believers", config={}, seats=[aki, ben], created_by=people["org"])
+    game = services.game_create(
+        consent=True, engine_slug="believers", config={}, seats=[aki, ben], created_by=people["org"]
+    )
     moves = [(aki, {"type": "contribute", "text": KEPT}), (ben, {"type": "contribute", "text": SECRET})]
     if finish:
         moves += [
@@ -72,7 +74,9 @@ def kazekami(people, config: dict, story: list[tuple]) -> Game:
     aki, ben, org = people["aki"], people["ben"], people["org"]
     for account in (aki, ben, org):
         MatureConsent.objects.create(user=account)
-    game = services.game_create(engine_slug="kazekami-kyoko", config=config, seats=[aki, ben], created_by=org)
+    game = services.game_create(
+        consent=True, engine_slug="kazekami-kyoko", config=config, seats=[aki, ben], created_by=org
+    )
     for account in (aki, ben):
         services.game_accept(game_id=game.pk, user=account)
     opening = [
@@ -232,7 +236,11 @@ def test_hiding_one_line_keeps_the_same_words_of_another_player(people):
     epilogue; hiding Aki's line and epilogue leaves Ben's (and Aki's own later "yes") everywhere."""
     aki, ben = people["aki"], people["ben"]
     game = services.game_create(
-        engine_slug="believers", config={"epilogue_enabled": True}, seats=[aki, ben], created_by=people["org"]
+        consent=True,
+        engine_slug="believers",
+        config={"epilogue_enabled": True},
+        seats=[aki, ben],
+        created_by=people["org"],
     )
     game = play(
         game,
@@ -318,7 +326,7 @@ def test_hiding_one_role_label_keeps_the_same_label_of_the_other_seat(people):
 
 def test_only_storytelling_games_have_contributions(people):
     game = services.game_create(
-        engine_slug="nine-card", config={}, seats=[people["aki"], people["ben"]], created_by=people["org"]
+        consent=True, engine_slug="nine-card", config={}, seats=[people["aki"], people["ben"]], created_by=people["org"]
     )
     response = client_for(people["org"]).post(f"/api/games/{game.pk}/events/1/hide", {"reason": "x"}, format="json")
     assert (response.status_code, response.json()["code"]) == (400, "not_a_storytelling_game")

@@ -83,7 +83,7 @@ def endpoint_path(game: Game, endpoint: str) -> str:
 def test_a_running_game_is_read_within_budget(people, viewer, endpoint, django_assert_max_num_queries):
     users = people["users"]
     game = services.game_create(
-        engine_slug="nine-card", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True, engine_slug="nine-card", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
     )
     client = people["clients"][viewer]
     with django_assert_max_num_queries(viewer_auth(viewer) + READS[endpoint]):
@@ -103,6 +103,7 @@ def test_a_running_game_is_read_within_budget(people, viewer, endpoint, django_a
 def test_a_game_with_a_bank_clock_is_read_within_budget(people, viewer, endpoint, django_assert_max_num_queries):
     users = people["users"]
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={},
         seats=[users["oya"], users["ko"]],
@@ -123,7 +124,11 @@ def test_a_mature_game_is_read_within_budget(people, viewer, endpoint, django_as
     for user in users.values():
         services.mature_consent_confirm(user=user, adult=True, consent=True)
     game = services.game_create(
-        engine_slug="kazekami-kyoko", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True,
+        engine_slug="kazekami-kyoko",
+        config={},
+        seats=[users["oya"], users["ko"]],
+        created_by=users["oya"],
     )
     services.game_accept(game_id=game.pk, user=users["ko"])
     client = people["clients"][viewer]
@@ -140,7 +145,11 @@ def test_a_mature_game_without_consent_is_a_404_in_one_query(people, django_asse
     for user in (users["oya"], users["ko"]):
         services.mature_consent_confirm(user=user, adult=True, consent=True)
     game = services.game_create(
-        engine_slug="kazekami-kyoko", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True,
+        engine_slug="kazekami-kyoko",
+        config={},
+        seats=[users["oya"], users["ko"]],
+        created_by=users["oya"],
     )
     assert not MatureConsent.objects.filter(user=users["mi"]).exists()
     for endpoint in ENDPOINTS:
@@ -155,6 +164,7 @@ def test_a_delayed_game_is_read_within_budget(people, viewer, endpoint, django_a
     """Seats and moderators see it live at the usual budget; spectators pay for the delayed view."""
     users = people["users"]
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={},
         seats=[users["oya"], users["ko"]],
@@ -178,7 +188,7 @@ def test_a_storytelling_game_without_decisions_costs_nothing_for_moderation(
 ):
     users = people["users"]
     game = services.game_create(
-        engine_slug="believers", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True, engine_slug="believers", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
     )
     game = play(game, [(users["oya"], {"type": "contribute", "text": "We saw lights over the lake."})])
     with django_assert_max_num_queries(viewer_auth(viewer) + READS[endpoint]):
@@ -193,7 +203,7 @@ def test_a_moderated_game_pays_for_its_redaction_once(people, viewer, endpoint, 
     users = people["users"]
     secret = "秘密の宇宙船は裏山に着陸した"
     game = services.game_create(
-        engine_slug="believers", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True, engine_slug="believers", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
     )
     game = play(game, [(users["oya"], {"type": "contribute", "text": secret})])
     hidden = people["clients"]["creator"].post(
@@ -215,7 +225,7 @@ def test_a_submission_is_read_within_budget(people, django_assert_max_num_querie
     """The submission endpoint reads no game: the submission, and its verdict once more."""
     users = people["users"]
     game = services.game_create(
-        engine_slug="nine-card", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
+        consent=True, engine_slug="nine-card", config={}, seats=[users["oya"], users["ko"]], created_by=users["oya"]
     )
     result = services.move_submit(game_id=game.pk, user=users["ko"], move={"type": "resign"}, idempotency_key="k1")
     with django_assert_max_num_queries(AUTH + 2):
@@ -234,6 +244,7 @@ def test_the_game_list_costs_the_same_for_one_game_or_many(people, viewer):
         for _ in range(count):
             for engine in ("believers", "nine-card"):
                 services.game_create(
+                    consent=True,
                     engine_slug=engine,
                     config={},
                     seats=[users["oya"], users["ko"]],

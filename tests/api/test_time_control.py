@@ -153,6 +153,7 @@ def bank_of(game) -> tuple[int, ...]:
 def test_a_bank_game_charges_receipt_times_and_matches_the_log(fake_clock):
     oya, ko = make_user("oya"), make_user("ko")
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={},
         seats=[oya, ko],
@@ -205,6 +206,7 @@ def test_a_bank_game_charges_receipt_times_and_matches_the_log(fake_clock):
 def test_an_engine_window_pauses_the_bank(fake_clock):
     oya, ko = make_user("oya"), make_user("ko")
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={"commit_seconds": 60},
         seats=[oya, ko],
@@ -224,7 +226,12 @@ def test_a_correspondence_clock_gives_days_and_sets_no_eta_timer(fake_clock, mon
 
     oya, ko = make_user("oya"), make_user("ko")
     game = services.game_create(
-        engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya, time_control={"days_per_move": 2}
+        consent=True,
+        engine_slug="nine-card",
+        config={},
+        seats=[oya, ko],
+        created_by=oya,
+        time_control={"days_per_move": 2},
     )
     game.refresh_from_db()
     assert game.deadline_at - game.window_opened_at == timedelta(days=2)
@@ -247,6 +254,7 @@ def test_a_correspondence_clock_gives_days_and_sets_no_eta_timer(fake_clock, mon
 def test_on_timeout_default_move_plays_the_lowest_card_instead_of_resigning(fake_clock):
     oya, ko = make_user("oya"), make_user("ko")
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={},
         seats=[oya, ko],
@@ -271,6 +279,7 @@ def test_on_timeout_default_move_plays_the_lowest_card_instead_of_resigning(fake
 def test_on_timeout_pass_passes_in_mekuri_hinmin_or_resigns_when_no_pass_is_legal(fake_clock):
     oya, ko = make_user("oya"), make_user("ko")
     game = services.game_create(
+        consent=True,
         engine_slug="mekuri-hinmin",
         config={},
         seats=[oya, ko],
@@ -318,9 +327,10 @@ def test_the_api_refuses_bad_time_controls_with_what_is_allowed(body, fragment):
 
 @pytest.mark.django_db
 def test_the_game_and_its_state_show_the_clock(fake_clock):
-    oya, _ = make_user("oya"), make_user("ko")
-    api = APIClient()
+    oya, ko = make_user("oya"), make_user("ko")
+    api, invitee = APIClient(), APIClient()
     api.force_authenticate(oya)
+    invitee.force_authenticate(ko)
     body = {
         "engine": "nine-card",
         "seats": ["oya", "ko"],
@@ -328,6 +338,8 @@ def test_the_game_and_its_state_show_the_clock(fake_clock):
     }
     created = api.post("/api/games", body, format="json").json()
     assert created["meta"] == {"time_control": {**body["time_control"], "on_timeout": "loss"}}  # no bookkeeping
+    assert created["clock"] is None  # ko's seat is an invitation: no clock runs until ko accepts
+    assert invitee.post(f"/api/games/{created['id']}/accept", format="json").status_code == 200
     fake_clock.advance(1.5)
     for path in (f"/api/games/{created['id']}", f"/api/games/{created['id']}/state"):
         clock = api.get(path).json()["clock"]
@@ -348,6 +360,7 @@ def test_the_bank_projection_is_always_the_fold_over_the_log(fake_clock, engine,
     rng = random.Random(seed)
     users = [make_user(f"p{i}") for i in range(4 if engine == "turn-thief" else 2)]
     game = services.game_create(
+        consent=True,
         engine_slug=engine,
         config=config,
         seats=users,

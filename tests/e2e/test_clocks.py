@@ -23,6 +23,7 @@ def make_user(name: str):
 
 def clocked(oya, ko, config=None, seconds=60) -> Game:
     return services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config=config or {},
         seats=[oya, ko],
@@ -87,11 +88,7 @@ def test_the_seat_that_lets_the_clock_run_out_resigns():
 @pytest.mark.django_db
 def test_a_clocked_nine_card_game_ends_on_time_on_the_stack(stack, players):
     oya, ko = players(2)
-    response = oya.post(
-        "/api/games", {"engine": "nine-card", "seats": [oya.name, ko.name], "time_control": {"per_move_seconds": 1}}
-    )
-    assert response.status_code == 201, response.text
-    game = response.json()
+    game = oya.create_game("nine-card", [oya.name, ko.name], time_control={"per_move_seconds": 1})
     assert game["meta"]["time_control"] == {"per_move_seconds": 1, "on_timeout": "loss"}
     assert game["window"]["id"].startswith("clock-")
     card = oya.get(f"/api/games/{game['id']}/legal-moves").json()["moves"][0]
@@ -111,10 +108,8 @@ def test_a_clocked_nine_card_game_ends_on_time_on_the_stack(stack, players):
 def test_a_bank_with_increment_runs_out_on_the_stack(stack, players):
     oya, ko = players(2)
     control = {"bank_seconds": 2, "increment_seconds": 1}
-    response = oya.post("/api/games", {"engine": "nine-card", "seats": [oya.name, ko.name], "time_control": control})
-    assert response.status_code == 201, response.text
-    game_id = response.json()["id"]
-    clock = response.json()["clock"]
+    game = oya.create_game("nine-card", [oya.name, ko.name], time_control=control)
+    game_id, clock = game["id"], game["clock"]
     assert clock["kind"] == "bank" and [s["running"] for s in clock["seats"]] == [True, True]
     assert all(0 < s["remaining_ms"] <= 2000 for s in clock["seats"])
 

@@ -269,7 +269,7 @@ def test_kifu_client_plays_every_game_with_its_readme_loop(stack, checked):
                 me.mature_consent(adult=True, consent=True)
             seats.append(me)
         game_id = seats[0].create_game(slug, [me.username for me in seats], CONFIG.get(slug, {}))["id"]
-        for me in seats[1:] if engine.mature else []:
+        for me in seats[1:]:  # the seats seats[0] named them for are invitations (issue 15 part 6)
             me.accept(game_id)
         turn = threading.Lock()  # the seats of one game decide one at a time
         threads = [

@@ -26,7 +26,11 @@ def make_user(name: str):
 
 def nine_card(*seats, created_by=None):
     return game_services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 120}, seats=list(seats), created_by=created_by or seats[0]
+        consent=True,
+        engine_slug="nine-card",
+        config={"commit_seconds": 120},
+        seats=list(seats),
+        created_by=created_by or seats[0],
     )
 
 

@@ -80,7 +80,7 @@ def test_game_changes_become_each_edge_once():
     hook = services.webhook_create(user=ko, url="http://127.0.0.1:9/")
     turns_only = services.webhook_create(user=ko, url="http://127.0.0.1:9/turns", events=["your_turn"])
     game = game_services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 120}, seats=[oya, ko], created_by=oya
+        consent=True, engine_slug="nine-card", config={"commit_seconds": 120}, seats=[oya, ko], created_by=oya
     )
     assert services.game_changes_deliver(game_id=game.pk) == 4
     assert kinds(hook) == ["game_started", "window_opened", "your_turn"]
@@ -108,7 +108,7 @@ def test_a_game_ended_delivery_keeps_a_hidden_contribution_hidden():
     webhook's game_ended as in the API (issue 23), and only that one, not the same words of another."""
     oya, ko, org = make_user("oya"), make_user("ko"), make_user("org")
     hook = services.webhook_create(user=ko, url="http://127.0.0.1:9/", events=["game_ended"])
-    game = game_services.game_create(engine_slug="believers", config={}, seats=[oya, ko], created_by=org)
+    game = game_services.game_create(consent=True, engine_slug="believers", config={}, seats=[oya, ko], created_by=org)
     moves = [
         (oya, {"type": "contribute", "text": "yes"}),
         (ko, {"type": "contribute", "text": "yes"}),
@@ -133,7 +133,7 @@ def test_a_game_ended_delivery_keeps_a_hidden_contribution_hidden():
 def test_a_webhook_registered_mid_game_is_not_told_the_game_started():
     oya, ko = make_user("oya"), make_user("ko")
     game = game_services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 120}, seats=[oya, ko], created_by=oya
+        consent=True, engine_slug="nine-card", config={"commit_seconds": 120}, seats=[oya, ko], created_by=oya
     )
     hook = services.webhook_create(user=ko, url="http://127.0.0.1:9/")
     services.game_changes_deliver(game_id=game.pk)

@@ -151,7 +151,7 @@ def test_a_finished_game_is_public_only_once_its_end_is_older_than_the_delay(tab
 def test_a_tournament_sets_the_delay_on_a_game_it_created(clock):
     make = get_user_model().objects.create_user
     oya, ko = make("oya"), make("ko")
-    game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=None)
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=[oya, ko], created_by=None)
     assert selectors.game_sight(game=game, user=None).seq == game.head_seq  # no delay: live
     services.game_spectator_delay_set(game_id=game.pk, seconds=30)
     game.refresh_from_db()
@@ -168,6 +168,7 @@ def test_a_spectator_sees_the_clock_of_the_delayed_moment(clock):
     make = get_user_model().objects.create_user
     oya, ko, fan = make("oya"), make("ko"), make("fan")
     game = services.game_create(
+        consent=True,
         engine_slug="nine-card",
         config={},
         seats=[oya, ko],

@@ -41,11 +41,7 @@ def watch(session: requests.Session, url: str, sink: list) -> threading.Thread:
 
 def test_a_spectator_lags_by_the_delay_and_a_seated_player_does_not(stack, players):
     oya, ko, fan = players(3)
-    response = oya.post(
-        "/api/games", {"engine": "nine-card", "seats": [oya.name, ko.name], "spectator_delay_seconds": DELAY}
-    )
-    assert response.status_code == 201, response.text
-    game_id = response.json()["id"]
+    game_id = oya.create_game("nine-card", [oya.name, ko.name], spectator_delay_seconds=DELAY)["id"]
     url = f"{stack.base_url}/api/games/{game_id}/stream"
     streams = {"oya": [], "fan": [], "anonymous": []}
     threads = [

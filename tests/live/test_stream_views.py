@@ -35,7 +35,7 @@ def player(name: str):
 @pytest.fixture
 def table():
     (oya, oya_client), (ko, ko_client) = player("oya"), player("ko")
-    game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
     return game, {"oya": (oya, oya_client), "ko": (ko, ko_client)}
 
 

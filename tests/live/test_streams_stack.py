@@ -78,6 +78,7 @@ def test_random_bots_play_a_whole_game_from_the_streams_alone(stack, engine):
         pytest.skip(f"{engine} is not registered")
     oya, ko = account(stack), account(stack)
     game = oya.create_game(engine, [oya.username, ko.username])
+    ko.accept(game["id"])  # a seat named by someone else is an invitation (issue 15 part 6)
     logs = [requests_of(oya), requests_of(ko)]
     bots = [in_thread(RandomBot(client, seed=seed).play, game["id"]) for seed, client in enumerate((oya, ko))]
     results = [joined(*bot) for bot in bots]
@@ -139,6 +140,7 @@ def test_a_spectator_stream_never_shows_a_seats_hidden_cards(stack, engine):
 def test_resuming_with_last_event_id_gives_exactly_the_missing_events(stack):
     oya, ko = account(stack), account(stack)
     game_id = oya.create_game("nine-card", [oya.username, ko.username])["id"]
+    ko.accept(game_id)
     for _turn in range(2):
         for client in (oya, ko):
             assert client.submit_move(game_id, client.legal_moves(game_id)[0], wait=10)["status"] == "accepted"
@@ -198,6 +200,11 @@ def test_the_account_stream_announces_your_turn(stack):
                 return message
 
     game_id = oya.create_game("nine-card", [oya.username, ko.username], {"commit_seconds": 120})["id"]
+    # The seat oya named ko for is an invitation: announced on ko's stream; the game waits for it.
+    invitation = next_of("invitation", game_id)
+    assert invitation.data["invited_by"] == oya.username and invitation.data["seat"] == 1
+    assert [g["game"]["id"] for g in ko.invitations()] == [game_id] and oya.game(game_id)["status"] == "open"
+    ko.accept(game_id)
     started = next_of("game_started", game_id)
     assert started.data["seat"] == 1 and started.data["engine"] == "nine-card" and started.id
     window = next_of("window_opened", game_id)
@@ -230,6 +237,10 @@ def test_the_client_raises_kifu_errors(stack):
     assert (wrong.value.code, wrong.value.status) == ("bad_credentials", 401)
     assert KifuClient.login(stack.base_url, oya.username, PASSWORD).me()["username"] == oya.username
     game_id = oya.create_game("nine-card", [oya.username, ko.username])["id"]
+    with pytest.raises(KifuError) as early:
+        oya.submit_move(game_id, {"type": "resign"}, wait=10)  # ko has not accepted: nothing runs yet
+    assert early.value.status == 422 and early.value.submission["status"] == "rejected"
+    ko.accept(game_id)
     with pytest.raises(KifuError) as illegal:
         oya.submit_move(game_id, {"type": "commit_card", "card": "XX"}, wait=10)
     assert illegal.value.status == 422 and illegal.value.submission["status"] == "rejected"

@@ -35,9 +35,10 @@ def oya():
 
 @pytest.fixture
 def game(oya):
-    account("ko")
+    ko = account("ko")
     response = oya.post("/api/games", {"engine": "nine-card", "seats": ["oya", "ko"]}, format="json")
     assert response.status_code == 201, response.json()
+    assert ko.post(f"/api/games/{response.json()['id']}/accept", format="json").status_code == 200
     return response.json()["id"]
 
 

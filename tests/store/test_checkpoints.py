@@ -37,7 +37,7 @@ def users():
 
 def finished_game(users) -> Game:
     """A nine-card game with a real move in it (seat 0 commits a card), ended by seat 1 resigning."""
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users, created_by=users[0])
     moves = [(users[0], {"type": "commit_card", "card": game.state["hands"][0][0]}), (users[1], {"type": "resign"})]
     for key, (user, move) in enumerate(moves):
         services.move_submit(game_id=game.pk, user=user, move=move, idempotency_key=str(key))
@@ -89,7 +89,7 @@ def test_the_tree_is_rfc_9162s():
 # ---- writing and checking the log -------------------------------------------------------------------------
 def test_checkpoints_batch_finished_games_chain_and_sign(users):
     first, second = finished_game(users), finished_game(users)
-    running = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    running = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users, created_by=users[0])
     before = Checkpoint.objects.count()
     checkpoint = checkpoints.checkpoint_create()
     assert checkpoint.size == 2 and set(checkpoint.leaves.values_list("game_id", flat=True)) == {first.pk, second.pk}
@@ -221,7 +221,7 @@ def test_the_api_serves_the_log_the_key_and_each_games_proof(users):
 
 
 def test_a_running_game_has_no_checkpoint_link(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users, created_by=users[0])
     assert "checkpoint" not in APIClient().get(f"/api/games/{game.pk}").json()["urls"]
     answer = APIClient().get(f"/api/games/{game.pk}/checkpoint")
     assert answer.status_code == 404 and answer.json()["code"] == "not_checkpointed"

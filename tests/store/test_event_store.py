@@ -29,7 +29,7 @@ def users():
 
 @pytest.fixture
 def game(users):
-    return services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    return services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
 
 
 def submit(game, user, move, key):
@@ -129,7 +129,7 @@ def test_resign_ends_the_game_and_reveals_the_seed(game, users):
 
 def test_a_move_received_after_the_deadline_finds_the_window_closed(users):
     game = services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 5}, seats=users[:2], created_by=users[0]
+        consent=True, engine_slug="nine-card", config={"commit_seconds": 5}, seats=users[:2], created_by=users[0]
     )
     assert game.window == "turn-1"
     move = {"type": "commit_card", "card": hand(game, 0)[0]}
@@ -146,7 +146,7 @@ def test_a_move_received_after_the_deadline_finds_the_window_closed(users):
 
 def test_deadline_sweep_closes_only_overdue_windows(users):
     game = services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 60}, seats=users[:2], created_by=users[0]
+        consent=True, engine_slug="nine-card", config={"commit_seconds": 60}, seats=users[:2], created_by=users[0]
     )
     assert services.deadlines_sweep() == 0
     Game.objects.filter(pk=game.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
@@ -204,7 +204,9 @@ def test_export_import_round_trip(game, users):
 def test_events_are_never_read_past_the_head_they_are_redacted_against(users):
     from games import selectors
 
-    game = services.game_create(engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0])
+    game = services.game_create(
+        consent=True, engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0]
+    )
     stale = Game.objects.get(pk=game.pk)  # read while still open: no state, head 0
     services.game_join(game_id=game.pk, user=users[1])  # the game starts and deals
     assert selectors.events_for(game=stale, seat=1) == []  # not the deal, unredacted

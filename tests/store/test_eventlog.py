@@ -66,14 +66,16 @@ def statements_to_advance(game, user, count: int) -> int:
 
 
 def test_a_drain_costs_the_same_statements_for_2_or_16_submissions(users):
-    small = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
-    large = services.game_create(engine_slug="nine-card", config={}, seats=users[2:4], created_by=users[2])
+    small = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    large = services.game_create(
+        consent=True, engine_slug="nine-card", config={}, seats=users[2:4], created_by=users[2]
+    )
     assert statements_to_advance(small, users[0], 2) == statements_to_advance(large, users[2], 16)
     assert Submission.objects.filter(game=large, status="rejected").count() == 16
 
 
 def test_one_drain_writes_many_events_in_one_insert(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     for seat in (0, 1):
         services.move_submit(
             game_id=game.pk,
@@ -97,7 +99,7 @@ def test_event_seq_is_the_moves_own_event(users, engine):
     """A move that ends a hand is followed by the next deal; the submission names the move."""
     rules = get_engine(engine)
     seats = users[: max(2, rules.min_seats)]
-    game = services.game_create(engine_slug=engine, config={}, seats=seats, created_by=seats[0])
+    game = services.game_create(consent=True, engine_slug=engine, config={}, seats=seats, created_by=seats[0])
     rng = random.Random(7)
     for step in range(120):
         game.refresh_from_db()
@@ -126,7 +128,7 @@ def test_event_seq_is_the_moves_own_event(users, engine):
 
 
 def test_a_rejected_move_leaves_no_event_behind(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     head = game.head_seq
     result = services.move_submit(
         game_id=game.pk, user=users[0], move={"type": "commit_card", "card": "ZZ"}, idempotency_key="bad"
@@ -150,7 +152,7 @@ def test_chain_check_names_the_first_bad_link():
 # ---- fair reaction windows (issue 25) -------------------------------------------------------------
 def timed_game(users):
     game = services.game_create(
-        engine_slug="nine-card", config={"commit_seconds": 5}, seats=users[:2], created_by=users[0]
+        consent=True, engine_slug="nine-card", config={"commit_seconds": 5}, seats=users[:2], created_by=users[0]
     )
     assert game.window == "turn-1"
     return game
@@ -254,7 +256,7 @@ def gate_is_free(game) -> bool:
 
 
 def test_the_stamp_is_taken_before_the_view_and_the_gate_is_left_after_any_answer(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     client = client_for(users[0])
     before = timezone.now()
     response = client.post(
@@ -271,7 +273,7 @@ def test_the_stamp_is_taken_before_the_view_and_the_gate_is_left_after_any_answe
 
 
 def test_a_trusted_proxy_stamp_is_used_clamped_and_ignored_unless_configured(users, settings):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     client = client_for(users[0])
     sent = timezone.now() - timedelta(milliseconds=200)
 

@@ -27,7 +27,7 @@ def users():
 
 
 def new_game(users, engine="nine-card", seats=2) -> Game:
-    return services.game_create(engine_slug=engine, config={}, seats=users[:seats], created_by=users[0])
+    return services.game_create(consent=True, engine_slug=engine, config={}, seats=users[:seats], created_by=users[0])
 
 
 def legal(game: Game, seat: int) -> dict:
@@ -149,7 +149,9 @@ def test_bad_forfeits_are_refused(users, seats, reason, code):
 
 
 def test_an_open_or_unknown_game_is_refused(users):
-    open_game = services.game_create(engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0])
+    open_game = services.game_create(
+        consent=True, engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0]
+    )
     with pytest.raises(services.ServiceError) as refused:
         services.game_forfeit(game_id=open_game.pk, seats=[0], reason="round deadline")
     assert (refused.value.code, refused.value.status) == ("game_not_started", 409)

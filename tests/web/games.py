@@ -36,7 +36,9 @@ def play_random(slug: str, users, seed: int = 1) -> Game:
     if engine.mature:
         for user in users:
             services.mature_consent_confirm(user=user, adult=True, consent=True)
-    game = services.game_create(engine_slug=slug, config=SHORT.get(slug, {}), seats=users, created_by=users[0])
+    game = services.game_create(
+        consent=True, engine_slug=slug, config=SHORT.get(slug, {}), seats=users, created_by=users[0]
+    )
     for user in users[1:] if engine.mature else []:
         services.game_accept(game_id=game.pk, user=user)
     chooser = random.Random(seed)

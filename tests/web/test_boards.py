@@ -170,7 +170,7 @@ def test_the_whole_replay_waits_for_the_spectator_delay(users):
 
 
 def test_a_running_game_replays_as_far_as_the_viewer_may_see(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     play_turn(game, users, seats=(0,))  # the Oya has committed a card; the Ko has not
     game.refresh_from_db()
     committed = game.events.get(seq=2).payload["card"]
@@ -194,7 +194,7 @@ def test_a_running_game_replays_as_far_as_the_viewer_may_see(users):
 
 
 def test_a_delayed_spectator_replays_only_what_the_delay_shows(users, monkeypatch):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     services.game_spectator_delay_set(game_id=game.pk, seconds=600)
     play_turn(game, users)
     game.refresh_from_db()

@@ -65,10 +65,7 @@ def test_a_satori_card_is_played_by_clicking_it(stack, browser, shots):  # noqa:
 
     me, other = Player(stack.base_url), Player(stack.base_url)
     clock = {"bank_seconds": 900, "increment_seconds": 5}
-    body = {"engine": "satori", "seats": [me.name, other.name], "config": {"katsu_window_seconds": 300}}
-    created = me.post("/api/games", {**body, "time_control": clock})
-    assert created.status_code == 201, created.text
-    game_id = created.json()["id"]
+    game_id = me.create_game("satori", [me.name, other.name], {"katsu_window_seconds": 300}, time_control=clock)["id"]
     # Whoever starts, the other seat plays until it is my turn to play a card.
     for _ in range(10):
         state = me.get(f"/api/games/{game_id}/state").json()

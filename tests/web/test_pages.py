@@ -42,7 +42,7 @@ def play_turn(game, users, seats=(0, 1)):
 @pytest.fixture
 def finished(users):
     """A whole Nine Card game; the Oya commits first every turn."""
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     while True:
         game.refresh_from_db()
         if game.is_finished:
@@ -99,7 +99,9 @@ def test_the_last_position_is_the_stored_game(finished):
 
 def test_a_game_waiting_for_players_has_no_replay(users):
     client = Client()
-    game = services.game_create(engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0])
+    game = services.game_create(
+        consent=True, engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0]
+    )
     page = client.get(f"/games/{game.pk}/replay")
     assert page.status_code == 409 and b'id="replay-unavailable"' in page.content
     missing = client.get("/games/00000000-0000-0000-0000-000000000000/replay.json")
@@ -140,7 +142,7 @@ def test_descriptions_name_the_player_action_and_cards():
 
 
 def test_the_play_log_is_redacted_for_the_seat(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     play_turn(game, users, seats=(0,))
     ko, oya = Client(), Client()
     ko.force_login(users[1])
@@ -154,7 +156,7 @@ def test_the_play_log_is_redacted_for_the_seat(users):
 
 
 def test_play_page_knows_the_seat(users):
-    game = services.game_create(engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
+    game = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users[:2], created_by=users[0])
     client = Client()
     client.force_login(users[1])
     page = client.get(f"/games/{game.pk}/play")

@@ -15,5 +15,10 @@ def game_name(slug: str) -> str:
 
 @register.filter
 def status_label(status: str) -> str:
-    labels = {"open": _("waiting for players"), "running": _("running"), "finished": _("finished")}
+    labels = {
+        "open": _("waiting for players"),
+        "running": _("running"),
+        "finished": _("finished"),
+        "cancelled": _("cancelled"),
+    }
     return labels.get(status, status)
