@@ -92,8 +92,7 @@ def game_new(request):
     except services.ServiceError as error:
         form.add_error(None, f"{error.code}: {error.message}")
         return render(request, "web/home.html", _home_context(request, form), status=400)
-    # Seats named for others are invitations: the game page shows it waiting until they accept.
-    return redirect("web:play" if game.has_started else "web:game", pk=game.pk)
+    return redirect("web:play", pk=game.pk)
 
 
 @login_required

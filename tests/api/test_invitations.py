@@ -59,6 +59,7 @@ def test_a_stranger_cannot_start_a_clock_on_you():
     stored = Game.objects.get(pk=game["id"])
     assert stored.state is None and stored.deadline_at is None and "clock_state" not in stored.meta
     assert services.deadlines_sweep() == 0  # nothing can time out
+    assert [i["game"]["id"] for i in api(victim).get("/api/me/invitations").json()["results"]] == [game["id"]]
     early = submit(stored.pk, mallory, {"type": "resign"})
     assert (early.status, early.code) == ("rejected", "game_not_started")
 
