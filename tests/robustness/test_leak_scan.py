@@ -29,12 +29,11 @@ import random
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import record_io, selectors, services
@@ -42,9 +41,10 @@ from games.engines import REGISTRY
 from games.models import Game
 from games.records import parse_record
 
+from ..live.test_spectator_delay import FakeClock  # timezone.now on a fake clock: events a second apart
+
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 MAX_EVENTS = 160  # enough for every engine's later phases (Twenty-Two: several deals), bounded
 MAX_CAPTURES = 7  # checkpoints per game: the deals first, then doubling event counts
 DELAY = 4  # seconds of spectator delay for the delayed spectator (one event a second here)
@@ -292,15 +292,6 @@ def check(oracle: SecretOracle, capture: Capture) -> list[str]:
             if _pattern(secret).search(text):
                 found.append(f"after seq {capture.seq}: {viewer} sees {secret} in {what}")
     return found
-
-
-class FakeClock:
-    def __init__(self, monkeypatch) -> None:
-        self.now = T0
-        monkeypatch.setattr(timezone, "now", lambda: self.now)
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def scan(slug: str, seats: int, seed: int, monkeypatch) -> tuple[int, int, list[str]]:
