@@ -139,10 +139,11 @@ def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
 
     game = oya.create_game("nine-card", [oya.name, ko_name], {"commit_seconds": 600})
     game_id = game["id"]
-    oya_page.goto(f"/games/{game_id}/play")
+    # The seat the Oya named the Ko for is an invitation: the Ko accepts it on the home page.
     ko_page.goto("/")
-    ko_page.click(f'tr[data-game="{game_id}"] td.actions a')
+    ko_page.click(f'#invitations li[data-game="{game_id}"] button.accept')
     expect(ko_page).to_have_url(re.compile(f"/games/{game_id}/play$"))
+    oya_page.goto(f"/games/{game_id}/play")
 
     for page, seat in ((oya_page, 0), (ko_page, 1)):
         expect(page.locator("#play")).to_have_attribute("data-live", "stream")
