@@ -182,7 +182,7 @@ def play_generated(slug: str, base_url: str, check) -> tuple[int, list]:
     )
     game = api("games.games_create").sync(client=seats[0].client, body=body)
     assert isinstance(game, models.Game), game
-    for player in seats[1:] if engine.mature else []:
+    for player in seats[1:]:  # the seats seats[0] named them for are invitations (issue 15 part 6)
         api("games.games_accept_create").sync(id=game.id, client=player.client)
     chooser = random.Random(slug)
     moves, rejected = 0, []
