@@ -20,7 +20,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from games import accounts, moderation, receipts, record_io, selectors, services, streams
-from games.engines import all_engines, get_engine
+from games.engines import get_engine
 from games.models import Game, Submission
 from games.serializers import GameSerializer
 from kifu.http import throttles
@@ -108,8 +108,10 @@ class EngineListView(APIView):
 
     @extend_schema(responses={200: s.EngineSerializer(many=True)}, tags=["engines"])
     def get(self, request):
-        """Every game Kifu referees, with player counts, rules version and config flags."""
-        return Response([engine.describe() for engine in all_engines()])
+        """Every game Kifu referees, with player counts, rules version and config flags.
+
+        Mature games are listed only for an account that confirmed mature-content consent."""
+        return Response([engine.describe() for engine in selectors.engine_list(viewer=request.user)])
 
 
 class EngineDetailView(APIView):

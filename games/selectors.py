@@ -39,6 +39,16 @@ def mature_engines() -> list[str]:
     return [slug for slug, engine in REGISTRY.items() if engine.mature]
 
 
+def engine_list(*, viewer=None) -> list:
+    """The engines ``viewer`` may see listed: mature games only for a viewer who consented.
+
+    Every list of games - the API's, the home page's, the new-game form's - reads this one, so the
+    promise "mature games are missing from every list without consent" holds in one place."""
+    if may_see_mature(viewer):
+        return list(REGISTRY.values())
+    return [engine for engine in REGISTRY.values() if not engine.mature]
+
+
 def seat_for_move(*, game_id, user) -> int | None:
     """The seat ``user`` holds in a game it may see, in one query - the hot path of a move
     (``POST .../moves``): None when the user holds no seat there, or the game is mature and the

@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
+from games import selectors as game_selectors
 from games.engines import all_engines
 from league.names import bidi_controls_in
 from league.tournaments.settings import SETTINGS
@@ -59,15 +60,16 @@ class NewGameForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, viewer, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["engine"].choices = [(engine.slug, game_name(engine.slug)) for engine in all_engines()]
+        self.engines = {engine.slug: engine for engine in game_selectors.engine_list(viewer=viewer)}
+        self.fields["engine"].choices = [(slug, game_name(slug)) for slug in self.engines]
 
     def clean(self):
         data = super().clean()
         if self.errors:
             return data
-        engine = next(e for e in all_engines() if e.slug == data["engine"])
+        engine = self.engines[data["engine"]]
         if not engine.min_seats <= data["players"] <= engine.max_seats:
             raise forms.ValidationError(
                 _("%(game)s is played by %(low)s-%(high)s players.")

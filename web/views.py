@@ -18,7 +18,6 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST, require_safe
 
 from games import selectors, services
-from games.engines import all_engines
 
 from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
@@ -45,7 +44,8 @@ def _next_url(request, default: str) -> str:
 
 # ---- lists and summaries ------------------------------------------------------------------
 def _home_context(request, form) -> dict:
-    engines = [{"slug": e.slug, "name": game_name(e.slug), "engine": e} for e in all_engines()]
+    visible = selectors.engine_list(viewer=request.user)
+    engines = [{"slug": e.slug, "name": game_name(e.slug), "engine": e} for e in visible]
     invitations = selectors.invitations_for(user=request.user)[:50] if request.user.is_authenticated else []
     return {
         "games": selectors.game_list(viewer=request.user)[:50],
@@ -57,7 +57,7 @@ def _home_context(request, form) -> dict:
 
 @require_safe
 def home(request):
-    form = NewGameForm() if request.user.is_authenticated else None
+    form = NewGameForm(viewer=request.user) if request.user.is_authenticated else None
     return render(request, "web/home.html", _home_context(request, form))
 
 
@@ -80,7 +80,7 @@ def _game_context(request, game, **extra) -> dict:
 @login_required
 @require_POST
 def game_new(request):
-    form = NewGameForm(request.POST)
+    form = NewGameForm(request.POST, viewer=request.user)
     if not form.is_valid():
         return render(request, "web/home.html", _home_context(request, form), status=400)
     data = form.cleaned_data

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from rest_framework.test import APIClient
 
 from games.engines import REGISTRY
 from games.engines.nine_card import NineCard
+from games.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -76,3 +79,56 @@ def test_mature_games_are_invisible_without_consent():
     # Withdrawing consent hides it again, even from a seated player.
     assert aki.delete("/api/me/mature-consent").status_code == 204
     assert aki.get(f"/api/games/{game['id']}/state").status_code == 404
+
+
+def viewers():
+    """(label, API client, browser client) for an anonymous visitor, a player without consent and one with."""
+    out = [("anonymous", APIClient(), Client())]
+    for name, consent in (("dai", False), ("emi", True)):
+        browser = Client()
+        account(name, consent=consent)
+        assert browser.login(username=name, password="a-long-pass-1")
+        api = APIClient()
+        api.force_authenticate(User.objects.get(username=name))
+        out.append((name, api, browser))
+    return out
+
+
+def test_mature_games_are_missing_from_every_list_without_consent():
+    mature = {slug for slug, engine in REGISTRY.items() if engine.mature}
+    assert {"kazekami-kyoko", "test-mature"} <= mature
+    aki, ben = account("aki", consent=True), account("ben", consent=True)
+    game = aki.post("/api/games", {"engine": "test-mature", "seats": ["aki", "ben"]}, format="json").json()
+    ben.post(f"/api/games/{game['id']}/accept", format="json")
+    normal = aki.post("/api/games", {"engine": "nine-card", "seats": ["aki", "ben"]}, format="json").json()
+    for label, api, browser in viewers():
+        sees = label == "emi"
+        engines = {engine["slug"] for engine in api.get("/api/engines").json()}
+        assert "nine-card" in engines and (mature <= engines) == sees and bool(mature & engines) == sees, label
+        games = [g["id"] for g in api.get("/api/games").json()["results"]]
+        assert normal["id"] in games and (game["id"] in games) == sees, label
+        home = browser.get("/")
+        engines_on_page = {engine["slug"] for engine in home.context["engines"]}
+        assert "nine-card" in engines_on_page and bool(mature & engines_on_page) == sees, label
+        html = home.content.decode()
+        assert ("kazekami-kyoko" in html) == sees and (f'data-game="{game["id"]}"' in html) == sees, label
+        assert f'data-game="{normal["id"]}"' in html, label
+        if label != "anonymous":  # the new-game form offers only the games the player may see
+            choices = {slug for slug, _name in home.context["form"].fields["engine"].choices}
+            assert "nine-card" in choices and bool(mature & choices) == sees, label
+        player = browser.get("/players/aki/").content.decode()
+        assert (f'data-game="{game["id"]}"' in player) == sees and f'data-game="{normal["id"]}"' in player, label
+
+
+def test_the_new_game_form_refuses_a_mature_game_without_consent():
+    account("dai")
+    browser = Client()
+    assert browser.login(username="dai", password="a-long-pass-1")
+    refused = browser.post("/games/new", {"engine": "kazekami-kyoko", "players": 2, "opponents": ""})
+    assert refused.status_code == 400 and "engine" in refused.context["form"].errors
+    assert not Game.objects.filter(engine="kazekami-kyoko").exists()
+
+
+def test_a_named_engine_still_describes_itself():
+    """Not a list: a bot asks for one game by name to learn it is mature before it consents."""
+    assert APIClient().get("/api/engines/kazekami-kyoko").json()["mature"] is True
