@@ -105,8 +105,22 @@ class Believers(Engine):
     # withdraw or resign, and one session and one ritual window close.
     max_events = MAX_CONTRIBUTIONS_LIMIT + 4 * MAX_SEATS + 2
     flags = (
-        Flag("min_players", 2, "PLACEHOLDER: fewest players.", "int", minimum=MIN_SEATS, maximum=MAX_SEATS),
-        Flag("max_players", 6, "PLACEHOLDER: most players.", "int", minimum=MIN_SEATS, maximum=MAX_SEATS),
+        Flag(
+            "min_players",
+            2,
+            "Fewest players. The source does not say how many play; Kifu chose 2.",
+            "int",
+            minimum=MIN_SEATS,
+            maximum=MAX_SEATS,
+        ),
+        Flag(
+            "max_players",
+            6,
+            "Most players. The source does not say how many play; Kifu chose 6.",
+            "int",
+            minimum=MIN_SEATS,
+            maximum=MAX_SEATS,
+        ),
         Flag(
             "session_minutes",
             15,
@@ -115,11 +129,19 @@ class Believers(Engine):
             minimum=1,
             maximum=1440,
         ),
-        Flag("turn_order", "free", "PLACEHOLDER: who may contribute when.", "str", ("free", "round_robin")),
+        Flag(
+            "turn_order",
+            "free",
+            "Who tells the story when: free (anyone, any time) or round_robin (in seat order)."
+            " The source does not say; Kifu chose free.",
+            "str",
+            ("free", "round_robin"),
+        ),
         Flag(
             "ritual_trigger",
             "unanimous",
-            "PLACEHOLDER: what starts the final ritual.",
+            "What starts the final ritual: unanimous (every player agrees), timer (session_minutes"
+            " run out) or either. The source does not say; Kifu chose unanimous.",
             "str",
             ("unanimous", "timer", "either"),
         ),
@@ -130,8 +152,18 @@ class Believers(Engine):
             "str",
             ("simultaneous", "open"),
         ),
-        Flag("epilogue_enabled", False, "PLACEHOLDER: one epilogue per player after the reveal."),
-        Flag("private_notes", True, "PLACEHOLDER: a private notepad per player (platform only; no engine effect)."),
+        Flag(
+            "epilogue_enabled",
+            False,
+            "One closing text per player after the choices are revealed. The source does not say"
+            " whether anything follows the reveal; Kifu chose nothing (off).",
+        ),
+        Flag(
+            "private_notes",
+            True,
+            "A private notepad per player. The source mentions memo paper but not whether notes are"
+            " private; Kifu chose private, but offers no notepad yet, so this changes nothing in play.",
+        ),
         Flag(
             "max_text_length",
             2000,
