@@ -224,7 +224,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Kifu API",
     "DESCRIPTION": "Event-sourced games, ladders, leagues and tournaments. Every error is "
     '`{"code": <stable string>, "message": <what to fix>}`.',
-    "VERSION": "1.0.0",
+    # The API version is also the Python client's (kifu_client/API_VERSION, one file for both).
+    "VERSION": (BASE_DIR / "kifu_client" / "API_VERSION").read_text().strip(),
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get their own components (GameCreateRequest): a read-only field such as
     # MatureConsent.confirmed_at is then required in the answer and absent from the request.

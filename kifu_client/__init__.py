@@ -8,6 +8,8 @@ for head in me.turns(game["id"]):  # current heads where this seat may act
     me.submit_move(game["id"], head["legal_moves"][0], wait=5)
 """
 
+from pathlib import Path
+
 from .client import KifuClient
 from .errors import KifuError
 from .types import (
@@ -25,6 +27,9 @@ from .types import (
     Verification,
     Window,
 )
+
+# The API version this client speaks; one file, read by the server's schema and by the packaging.
+__version__ = (Path(__file__).parent / "API_VERSION").read_text().strip()
 
 __all__ = [
     "Account",
