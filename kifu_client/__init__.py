@@ -3,9 +3,11 @@
 from kifu_client import KifuClient, KifuError
 
 me = KifuClient.login("http://127.0.0.1:8000", "aki", "kifu-demo-password")
-game = me.create_game("nine-card", [me.username, "ben"])
-for head in me.turns(game["id"]):  # current heads where this seat may act
-    me.submit_move(game["id"], head["legal_moves"][0], wait=5)
+game = me.create_game("nine-card", [me.username, None])  # an open seat; someone joins it
+for head in me.turns(game["id"]):  # the newest heads where this seat may act, from the stream
+    me.submit_move(game["id"], head["legal_moves"][0], idempotency_key=f"t{head['head_seq']}", wait=5)
+
+A complete script that plays a game: the "The Python client" section of Kifu's README.
 """
 
 from pathlib import Path

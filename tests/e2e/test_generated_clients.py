@@ -4,8 +4,9 @@
   requirements-dev.txt): every operation module imports, moves are the typed per-game classes
   (``NineCardCommitCard``), the record downloads as a file, and every answer it gets is checked
   against the schema (schemathesis's response checks).
-- ``kifu_client`` running the README's loop: one thread per seat follows the game stream and acts
-  at each current head (``KifuClient.turns``), its answers checked against the schema too.
+- ``kifu_client`` running the README's own example (the block is read from README.md and run as a
+  script): one thread per seat follows the game stream and acts at each current head
+  (``KifuClient.turns``).
 
 Windows stay open long enough that an answering seat never races a timer, so any rejection is a
 client acting on a position that has passed (or a schema that does not say what the server does).
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import random
 import subprocess
 import sys
-import threading
 import time
 import typing
 import uuid
@@ -32,7 +33,6 @@ import schemathesis
 
 from games.engines import REGISTRY
 from games.records import replay_record
-from kifu_client import KifuClient, KifuError
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
 
@@ -235,53 +235,45 @@ def test_the_generated_client_plays_every_game(generated, stack, checked):
     assert all(moves > 0 for moves, _ in results.values()) and checked.counts["checked"] > 0
 
 
-def test_kifu_client_plays_every_game_with_its_readme_loop(stack, checked):
-    """The README's loop, one thread per seat: act at each current head of the stream.
+README = Path(__file__).resolve().parents[2] / "README.md"
+README_MARK = "<!-- tests/e2e/test_generated_clients.py runs this block -->"
 
-    Seats of a game decide one at a time (a lock, inside which the head is checked again): two
-    seats answering the same head at the same instant (both proposing a tie) is a race the rules
-    settle by refusing the second, not a client acting on a position that has passed."""
-    rejected, accepted = [], []
 
-    def play(me: KifuClient, game_id: str, seat_rng: random.Random, turn: threading.Lock) -> None:
-        for head in me.turns(game_id, timeout=30):
-            with turn:
-                moves = me.current_moves(game_id, head)
-                if not moves:
-                    continue
-                move = seat_rng.choice(moves)
-                submit(me, game_id, head, move)
+def readme_example() -> str:
+    """The Python block that follows the mark in the README, exactly as a reader copies it."""
+    text = README.read_text()
+    assert text.count(README_MARK) == 1, "the README marks one example for this test"
+    block = text.split(README_MARK, 1)[1].lstrip()
+    assert block.startswith("```python\n"), "the mark is followed by a ```python block"
+    return block.removeprefix("```python\n").split("\n```", 1)[0] + "\n"
 
-    def submit(me: KifuClient, game_id: str, head, move) -> None:
-        try:
-            me.submit_move(game_id, move, idempotency_key=f"{me.username}:{head['head_seq']}", wait=10)
-            accepted.append(move)
-        except KifuError as error:
-            rejected.append((game_id, head["head_seq"], move, error.code, error.message))
 
-    def start(slug: str) -> tuple[str, list[threading.Thread], KifuClient]:
-        engine = REGISTRY[slug]
-        seats = []
-        for _ in range(seat_count(slug)):
-            me = KifuClient.create_account(stack.base_url, f"k{uuid.uuid4().hex[:10]}", PASSWORD)
-            me.http.hooks["response"].append(lambda response, *args, **kwargs: checked(response))
-            if engine.mature:
-                me.mature_consent(adult=True, consent=True)
-            seats.append(me)
-        game_id = seats[0].create_game(slug, [me.username for me in seats], CONFIG.get(slug, {}))["id"]
-        for me in seats[1:]:  # the seats seats[0] named them for are invitations (issue 15 part 6)
-            me.accept(game_id)
-        turn = threading.Lock()  # the seats of one game decide one at a time
-        threads = [
-            threading.Thread(target=play, args=(me, game_id, random.Random(f"{slug}{index}"), turn), daemon=True)
-            for index, me in enumerate(seats)
-        ]
-        for thread in threads:
-            thread.start()
-        return game_id, threads, seats[0]
+def test_kifu_client_plays_every_game_with_the_readme_example(stack, tmp_path):
+    """The README's own example, run as a script outside the repository (``kifu_client`` on the
+    path) for every game: each finishes with no move rejected. Games run side by side in batches of
+    at most STREAMS seats: each seat holds a stream, i.e. a server thread (the test stack has 16)."""
+    script = tmp_path / "play.py"
+    script.write_text(readme_example())
+    root = str(README.parent)
 
-    # Each seat holds a stream, i.e. a server thread (the test stack has 16): games in batches of
-    # at most STREAMS seats.
+    def run(slug: str) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "PYTHONPATH": root,
+            "KIFU_URL": stack.base_url,
+            "KIFU_ENGINE": slug,
+            "KIFU_PLAYERS": str(seat_count(slug)),
+            "KIFU_CONFIG": json.dumps(CONFIG.get(slug, {})),
+        }
+        return subprocess.Popen(
+            [sys.executable, str(script)],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
     batches, batch = [], []
     for slug in sorted(REGISTRY):
         if batch and sum(seat_count(s) for s in batch) + seat_count(slug) > STREAMS:
@@ -289,13 +281,17 @@ def test_kifu_client_plays_every_game_with_its_readme_loop(stack, checked):
             batch = []
         batch.append(slug)
     batches.append(batch)
+    results = {}
     for batch in batches:
-        started = {slug: start(slug) for slug in batch}
-        deadline = time.monotonic() + GAME_SECONDS
-        for slug, (game_id, threads, creator) in started.items():
-            for thread in threads:
-                thread.join(max(0.1, deadline - time.monotonic()))
-            status = creator.game(game_id)["status"]  # a mature game is hidden from the anonymous
-            assert status == "finished" and not any(t.is_alive() for t in threads), f"{slug} did not finish in time"
-    assert rejected == [], rejected
-    assert accepted
+        running = {slug: run(slug) for slug in batch}
+        for slug, process in running.items():
+            try:
+                out, err = process.communicate(timeout=GAME_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, err = process.communicate()
+                pytest.fail(f"{slug}: the README example did not finish in {GAME_SECONDS} s\n{err[-3000:]}")
+            assert process.returncode == 0, f"{slug}: {err[-3000:]}"
+            results[slug] = json.loads(out.strip().splitlines()[-1])
+    assert {slug: r["status"] for slug, r in results.items()} == dict.fromkeys(REGISTRY, "finished")
+    assert {slug: r["rejected"] for slug, r in results.items()} == dict.fromkeys(REGISTRY, [])
