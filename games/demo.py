@@ -58,3 +58,11 @@ def demo_load() -> dict[str, str]:
         _play(running, {0: users["ben"], 1: users["chie"]}, 5, chooser)
         Game.objects.filter(pk__in=[finished.pk, running.pk]).update(meta={"demo": True})
     return tokens
+
+
+def demo_games() -> tuple[Game | None, Game | None]:
+    """The demo's finished and running game (None for one that is not there, e.g. finished since)."""
+    games = list(Game.objects.filter(meta__demo=True).order_by("created_at"))
+    finished = next((game for game in games if game.is_finished), None)
+    running = next((game for game in games if not game.is_finished), None)
+    return finished, running

@@ -35,7 +35,8 @@ class Command(BaseCommand):
         )
         verify.add_argument("game", nargs="?")
         verify.add_argument("--all", action="store_true")
-        sub.add_parser("demo", help="create the demo players (with API tokens) and games, once")
+        demo = sub.add_parser("demo", help="create the demo players (with API tokens) and games, once")
+        demo.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the printed links point")
 
     def handle(self, *args, **options):
         return getattr(self, f"do_{options['action']}")(options)
@@ -121,12 +122,21 @@ class Command(BaseCommand):
 
     # -- demo --
     def do_demo(self, options):
-        from games.demo import DEMO_PASSWORD, demo_load
+        from games.demo import DEMO_PASSWORD, demo_games, demo_load
 
         tokens = demo_load()
         self.stdout.write(f"demo players (password {DEMO_PASSWORD!r}) and their API tokens:")
         for name, token in tokens.items():
             self.stdout.write(f"  {name:6} {token}")
+        base = options["base_url"].rstrip("/")
+        finished, running = demo_games()
+        if finished is not None:
+            self.stdout.write(f"a finished demo game, step through it: {base}/games/{finished.pk}/replay")
+        if running is not None:
+            self.stdout.write(f"a running demo game (log in as ben to play): {base}/games/{running.pk}/play")
+            ben = tokens["ben"]
+            self.stdout.write("first command to try - that game as ben sees it (his own hand, not chie's):")
+            self.stdout.write(f'  curl -s -H "Authorization: Token {ben}" {base}/api/games/{running.pk}/state')
 
     # -- verify --
     def do_verify(self, options):
