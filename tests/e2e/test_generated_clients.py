@@ -21,6 +21,7 @@ import pkgutil
 import random
 import subprocess
 import sys
+import threading
 import time
 import typing
 import uuid
