@@ -58,6 +58,8 @@ def ladder_create(
             game.validate_setup(config, 2)  # a challenge is a two-player game: refuse now what setup would
     except RuleError as error:
         raise ServiceError(error.code, error.message) from None
+    if game.mature:  # a ladder and its games sit on public club pages and standings
+        raise ServiceError("mature_not_supported", "ladders of mature games are not supported yet")
     full = _settings(kind, game.slug, settings)
     if kind == rules.CHALLENGE and not game.min_seats <= 2 <= game.max_seats:
         raise ServiceError(

@@ -183,6 +183,8 @@ def test_bad_input_is_a_4xx_with_a_code(world):
         ),
         ("post", "/api/clubs/kc/ladders", {"engine": "nine-card"}, "ladder_exists"),
         ("post", "/api/clubs/kc/ladders", {"engine": "chess"}, "unknown_game"),
+        ("post", "/api/clubs/kc/ladders", {"engine": "kazekami-kyoko"}, "mature_not_supported"),
+        ("post", "/api/clubs/kc/ladders", {"engine": "kazekami-kyoko", "kind": "rating"}, "mature_not_supported"),
         ("post", "/api/clubs", {"name": "Kifu Club", "slug": "kc"}, "club_exists"),
         ("patch", "/api/ladders/{ladder}", {"settings": {"on_challenger_win": "jump"}}, "invalid_ladder_settings"),
         ("post", "/api/ladders/{ladder}/challenges", {"defender": "nobody"}, "no_such_player"),
