@@ -25,11 +25,11 @@ from django.utils import timezone
 
 from . import clocks, receipts
 from .accounts import bot_ids
-from .clocks import CLOCK_PREFIX, CLOCK_STATE
+from .clocks import CLOCK_STATE
 from .engines import get_engine
 from .engines.base import Engine, RuleError
 from .errors import ServiceError
-from .eventlog import Appender, event_hash, running_seats
+from .eventlog import Appender, running_seats
 from .eventlog import lock as _lock
 from .meta import MetaError, spectator_delay_check
 from .models import Game, MatureConsent, Seat, Submission
@@ -38,8 +38,6 @@ from .records import canonical_json
 from .signals import advance_due
 
 log = logging.getLogger("kifu.games")
-
-__all__ = ["CLOCK_PREFIX", "CLOCK_STATE", "ServiceError", "event_hash"]  # re-exported for older imports
 
 
 # ---- creating and joining ---------------------------------------------------------------------

@@ -18,6 +18,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST, require_safe
 
 from games import selectors, services
+from games.errors import ServiceError
 
 from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
@@ -89,7 +90,7 @@ def game_new(request):
         game = services.game_create(
             engine_slug=data["engine"], config={}, seats=[request.user, *others], created_by=request.user
         )
-    except services.ServiceError as error:
+    except ServiceError as error:
         form.add_error(None, f"{error.code}: {error.message}")
         return render(request, "web/home.html", _home_context(request, form), status=400)
     return redirect("web:play", pk=game.pk)
@@ -103,7 +104,7 @@ def game_join(request, pk):
         return _not_found(request)
     try:
         services.game_join(game_id=game.pk, user=request.user)
-    except services.ServiceError as error:
+    except ServiceError as error:
         return render(request, "web/game.html", _game_context(request, game, error=error), status=error.status)
     return redirect("web:play", pk=game.pk)
 
@@ -120,7 +121,7 @@ def game_answer(request, pk, answer):
         return _not_found(request)
     try:
         game = ANSWERS[answer](game_id=game.pk, user=request.user)
-    except services.ServiceError as error:
+    except ServiceError as error:
         return render(request, "web/game.html", _game_context(request, game, error=error), status=error.status)
     return redirect("web:play" if game.has_started else "web:game", pk=game.pk)
 

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from games import selectors, services
 from games.engines import get_engine
+from games.errors import ServiceError
 from games.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -159,7 +160,7 @@ def test_a_tournament_sets_the_delay_on_a_game_it_created(clock):
     services.game_spectator_delay_set(game_id=game.pk, seconds=30)
     game.refresh_from_db()
     assert selectors.game_sight(game=game, user=None).delayed
-    with pytest.raises(services.ServiceError) as error:
+    with pytest.raises(ServiceError) as error:
         services.game_spectator_delay_set(game_id=game.pk, seconds=3601)
     assert error.value.code == "bad_spectator_delay"
     services.game_spectator_delay_set(game_id=game.pk, seconds=0)

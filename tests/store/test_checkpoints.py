@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from games import checkpoints, merkle, services
 from games.engines import get_engine
+from games.eventlog import event_hash
 from games.models import Checkpoint, CheckpointLeaf, Event, Game
 from games.record_io import game_verify, record_export
 from games.records import replay_record
@@ -143,7 +144,7 @@ def superuser_rewrite(game: Game) -> None:
         Event.objects.filter(pk=move.pk).update(payload={**move.payload, "card": forged})
         previous = "0" * 64
         for row in game.events.order_by("seq"):
-            previous = services.event_hash(previous, row.seq, row.as_record())
+            previous = event_hash(previous, row.seq, row.as_record())
             Event.objects.filter(pk=row.pk).update(hash=previous)
     replay = replay_record(record_export(game=Game.objects.get(pk=game.pk)).splitlines())
     Game.objects.filter(pk=game.pk).update(

@@ -14,6 +14,8 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from games import services
+from games.errors import ServiceError
+from games.eventlog import event_hash
 from games.models import Event, Game, Submission
 from games.record_io import game_verify, record_export, record_import
 from games.records import canonical_json
@@ -106,13 +108,13 @@ def test_the_same_key_returns_the_first_submission(game, users):
     again = services.move_submit(game_id=game.pk, user=users[0], move=move, idempotency_key="same")
     assert not again.created and again.submission.pk == first.pk
     assert Submission.objects.filter(game=game).count() == 1
-    with pytest.raises(services.ServiceError) as error:
+    with pytest.raises(ServiceError) as error:
         services.move_submit(game_id=game.pk, user=users[0], move={"type": "resign"}, idempotency_key="same")
     assert error.value.code == "idempotency_conflict" and error.value.status == 409
 
 
 def test_only_seated_players_may_submit(game, users):
-    with pytest.raises(services.ServiceError) as error:
+    with pytest.raises(ServiceError) as error:
         services.move_submit(game_id=game.pk, user=users[2], move={"type": "commit_card"}, idempotency_key="x")
     assert (error.value.code, error.value.status) == ("not_a_player", 403)
 
@@ -181,7 +183,7 @@ def test_verify_catches_a_chance_event_not_from_the_seed(game, users):
         Event.objects.filter(pk=deal.pk).update(payload=forged)
         previous = "0" * 64
         for row in game.events.order_by("seq"):
-            previous = services.event_hash(previous, row.seq, row.as_record())
+            previous = event_hash(previous, row.seq, row.as_record())
             Event.objects.filter(pk=row.pk).update(hash=previous)
     Game.objects.filter(pk=game.pk).update(head_hash=previous)
     game.refresh_from_db()

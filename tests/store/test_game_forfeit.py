@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from games import services
 from games.engines import get_engine
+from games.errors import ServiceError
 from games.models import Event, Game, Submission
 from games.record_io import game_verify, record_export
 from games.records import replay_record
@@ -141,7 +142,7 @@ def test_a_finished_game_is_left_alone(users):
 )
 def test_bad_forfeits_are_refused(users, seats, reason, code):
     game = new_game(users)
-    with pytest.raises(services.ServiceError) as refused:
+    with pytest.raises(ServiceError) as refused:
         services.game_forfeit(game_id=game.pk, seats=seats, reason=reason)
     assert (refused.value.code, refused.value.status) == (code, 400)
     game.refresh_from_db()
@@ -152,9 +153,9 @@ def test_an_open_or_unknown_game_is_refused(users):
     open_game = services.game_create(
         consent=True, engine_slug="nine-card", config={}, seats=[users[0], None], created_by=users[0]
     )
-    with pytest.raises(services.ServiceError) as refused:
+    with pytest.raises(ServiceError) as refused:
         services.game_forfeit(game_id=open_game.pk, seats=[0], reason="round deadline")
     assert (refused.value.code, refused.value.status) == ("game_not_started", 409)
-    with pytest.raises(services.ServiceError) as refused:
+    with pytest.raises(ServiceError) as refused:
         services.game_forfeit(game_id="00000000-0000-0000-0000-000000000000", seats=[0], reason="x")
     assert (refused.value.code, refused.value.status) == ("not_found", 404)
