@@ -6,6 +6,7 @@ Reads are public (like games); writes need a token, and the services decide who 
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, status
 from rest_framework.response import Response
@@ -16,7 +17,7 @@ from games.serializers import GameSerializer
 from kifu.http.errors import ApiError, ErrorSerializer
 from kifu.http.params import int_param
 
-from . import selectors, services
+from . import exports, selectors, services
 from . import serializers as s
 from .models import Challenge, Match, PlayerProfile
 
@@ -438,3 +439,63 @@ class MatchCurrentGameView(APIView):
         games = selectors.match_games(match=load_match(pk))
         game = game_get(game_id=games[-1].game_id)
         return Response(GameSerializer(game, context={"request": request}).data)
+
+
+# ---- exports: CSV and calendar feeds (league/exports.py) ----------------------------------------
+ICS = {(200, "text/calendar"): str, **ERRORS}
+
+
+class LadderStandingsCsvView(APIView):
+    @extend_schema(responses={(200, "text/csv"): str, **ERRORS}, tags=["ladders"])
+    def get(self, request, pk: int):
+        """The standings as CSV, in the order of ``standings``: one row a player on the ladder."""
+        ladder = load_ladder(pk)
+        return exports.csv_response(
+            filename=f"ladder-{ladder.pk}-standings.csv",
+            header=exports.LADDER_COLUMNS,
+            rows=exports.ladder_csv_rows(selectors.standings(ladder=ladder)),
+        )
+
+
+class LadderCalendarView(APIView):
+    @extend_schema(responses=ICS, tags=["ladders"])
+    def get(self, request, pk: int):
+        """iCalendar feed of the open challenges: when each must be answered, or played."""
+        ladder = load_ladder(pk)
+        return exports.calendar_response(exports.ladder_calendar(ladder), filename=f"ladder-{ladder.pk}.ics")
+
+
+class ProfileCalendarView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: dict, **ERRORS}, tags=["players"])
+    def get(self, request):
+        """The address of your own calendar feed (your fixtures, rounds and challenges with their
+        deadlines). Its key opens only that feed; it changes when your password changes."""
+        user = request.user
+        path = reverse("league:player-calendar", kwargs={"username": user.username})
+        url = request.build_absolute_uri(f"{path}?key={exports.player_feed_key(user)}")
+        return Response({"url": url})
+
+
+class PlayerCalendarView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("key", str, description="The feed key from GET /api/profile/calendar.")],
+        responses=ICS,
+        tags=["players"],
+    )
+    def get(self, request, username: str):
+        """A player's calendar feed: their season fixtures, tournament boards (at the round's deadline)
+        and open ladder challenges. Needs the feed's ``key`` (or the player's own token)."""
+        user = selectors.user_by_name(username)
+        if user is None:
+            raise ApiError("not_found", f"no player called {username!r}", status.HTTP_404_NOT_FOUND)
+        if request.user != user and not exports.player_feed_key_valid(user, request.query_params.get("key")):
+            raise ApiError(
+                "feed_key_invalid",
+                "key: this feed is private; its address, with its key, is at GET /api/profile/calendar",
+                status.HTTP_403_FORBIDDEN,
+            )
+        return exports.calendar_response(exports.player_calendar(user), filename=f"{user.username}.ics")

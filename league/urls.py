@@ -10,7 +10,9 @@ app_name = "league"
 
 urlpatterns = [
     path("profile", api.ProfileView.as_view(), name="profile"),
+    path("profile/calendar", api.ProfileCalendarView.as_view(), name="profile-calendar"),
     path("players/<str:username>", api.PlayerView.as_view(), name="player"),
+    path("players/<str:username>/calendar.ics", api.PlayerCalendarView.as_view(), name="player-calendar"),
     path("clubs", api.ClubListView.as_view(), name="club-list"),
     path("clubs/<slug:slug>", api.ClubDetailView.as_view(), name="club-detail"),
     path("clubs/<slug:slug>/join", api.ClubJoinView.as_view(), name="club-join"),
@@ -20,6 +22,8 @@ urlpatterns = [
     path("clubs/<slug:slug>/ladders", api.ClubLadderListView.as_view(), name="club-ladders"),
     path("ladders/<int:pk>", api.LadderDetailView.as_view(), name="ladder-detail"),
     path("ladders/<int:pk>/standings", api.StandingsView.as_view(), name="ladder-standings"),
+    path("ladders/<int:pk>/standings.csv", api.LadderStandingsCsvView.as_view(), name="ladder-standings-csv"),
+    path("ladders/<int:pk>/calendar.ics", api.LadderCalendarView.as_view(), name="ladder-calendar"),
     path("ladders/<int:pk>/events", api.LadderEventsView.as_view(), name="ladder-events"),
     path("ladders/<int:pk>/verification", api.LadderVerificationView.as_view(), name="ladder-verification"),
     path("ladders/<int:pk>/join", api.LadderJoinView.as_view(), name="ladder-join"),
@@ -60,5 +64,10 @@ urlpatterns = [
         "tournaments/<int:pk>/standings.csv",
         api_tournaments.TournamentStandingsCsvView.as_view(),
         name="tournament-standings-csv",
+    ),
+    path(
+        "tournaments/<int:pk>/calendar.ics",
+        api_tournaments.TournamentCalendarView.as_view(),
+        name="tournament-calendar",
     ),
 ]

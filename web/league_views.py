@@ -11,11 +11,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from games import selectors as game_selectors
 from league import selectors, services
+from league.exports import player_feed_key
 from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
 from league.seasons import selectors as season_selectors
 from league.seasons.models import DivisionPlayer
@@ -217,5 +219,14 @@ def player_page(request, username):
         "seasons": DivisionPlayer.objects.filter(user=user)
         .select_related("season__league__club", "division")
         .order_by("-season__started_at")[:20],
+        "calendar_url": _own_calendar_url(request, user),
     }
     return render(request, "web/player.html", context)
+
+
+def _own_calendar_url(request, user) -> str | None:
+    """The address of the player's private calendar feed, shown only to that player."""
+    if request.user != user:
+        return None
+    path = reverse("league:player-calendar", kwargs={"username": user.get_username()})
+    return request.build_absolute_uri(f"{path}?key={player_feed_key(user)}")

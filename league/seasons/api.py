@@ -7,10 +7,6 @@ Reads are public like the rest of the league; writes need a token and an organis
 
 from __future__ import annotations
 
-import csv
-import io
-
-from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, status
 from rest_framework.response import Response
@@ -18,6 +14,7 @@ from rest_framework.views import APIView
 
 from kifu.http.errors import ApiError
 from league.api import ERRORS, load_club, load_user, valid
+from league.exports import calendar_response, csv_response, season_calendar
 
 from . import selectors, services
 from . import serializers as s
@@ -184,18 +181,24 @@ class SeasonStandingsCsvView(APIView):
         """The tables as CSV: one row a player, divisions top first, one column a tiebreak."""
         season = load_season(pk)
         tiebreaks = season.rules["tiebreaks"]
-        out = io.StringIO()
-        writer = csv.writer(out)
         columns = ["position", "username", "points", "played", "wins", "draws", "losses", "zone"]
-        writer.writerow(["division", *columns, *tiebreaks])
-        for division in selectors.season_standings(season=season):
-            for row in division["standings"]:
-                writer.writerow(
-                    [division["tier"], *(row[c] for c in columns), *(row["tiebreaks"].get(t) for t in tiebreaks)]
-                )
-        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="season-{season.pk}-standings.csv"'
-        return response
+        return csv_response(
+            filename=f"season-{season.pk}-standings.csv",
+            header=["division", *columns, *tiebreaks],
+            rows=(
+                [division["tier"], *(row[c] for c in columns), *(row["tiebreaks"].get(t) for t in tiebreaks)]
+                for division in selectors.season_standings(season=season)
+                for row in division["standings"]
+            ),
+        )
+
+
+class SeasonCalendarView(APIView):
+    @extend_schema(responses={(200, "text/calendar"): str, **ERRORS}, tags=TAGS)
+    def get(self, request, pk: int):
+        """iCalendar feed of the season's fixtures, each at its play-by date."""
+        season = load_season(pk)
+        return calendar_response(season_calendar(season), filename=f"season-{season.pk}.ics")
 
 
 class SeasonFixturesView(APIView):

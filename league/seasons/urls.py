@@ -20,6 +20,7 @@ urlpatterns = [
     path("seasons/<int:pk>", api.SeasonDetailView.as_view(), name="season-detail"),
     path("seasons/<int:pk>/standings", api.SeasonStandingsView.as_view(), name="season-standings"),
     path("seasons/<int:pk>/standings.csv", api.SeasonStandingsCsvView.as_view(), name="season-standings-csv"),
+    path("seasons/<int:pk>/calendar.ics", api.SeasonCalendarView.as_view(), name="season-calendar"),
     path("seasons/<int:pk>/fixtures", api.SeasonFixturesView.as_view(), name="season-fixtures"),
     path("seasons/<int:pk>/close", api.SeasonCloseView.as_view(), name="season-close"),
     path("fixtures/<int:pk>", api.FixtureDetailView.as_view(), name="fixture-detail"),

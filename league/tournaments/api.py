@@ -3,11 +3,7 @@ rounds with their pairing records, result corrections, standings as JSON and CSV
 
 from __future__ import annotations
 
-import csv
-import io
-
 from django.contrib.auth import get_user_model
-from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
@@ -16,6 +12,7 @@ from rest_framework.views import APIView
 from kifu.http.errors import ApiError
 
 from ..api import ERRORS, load_club, load_user, valid
+from ..exports import calendar_response, csv_response, tournament_calendar
 from ..models import Tournament, TournamentBoard, TournamentRound
 from ..scoring.standings import TIEBREAKS
 from ..selectors import user_by_name
@@ -349,13 +346,22 @@ class TournamentStandingsCsvView(APIView):
         """The standings as CSV: one row a player, one column a tiebreak."""
         tournament = load_tournament(pk)
         rows = selectors.tournament_standings(tournament=tournament)
-        out = io.StringIO()
-        writer = csv.writer(out)
         columns = ["rank", "username", "number", "points", "played", "wins", "draws", "losses", "byes"]
-        writer.writerow(columns + list(tournament.tiebreaks) + ["status"])
-        for row in rows:
-            tiebreaks = [row["tiebreaks"].get(t) for t in tournament.tiebreaks]
-            writer.writerow([row[c] for c in columns] + tiebreaks + [row.get("status", "active")])
-        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-standings.csv"'
-        return response
+        return csv_response(
+            filename=f"tournament-{tournament.pk}-standings.csv",
+            header=columns + list(tournament.tiebreaks) + ["status"],
+            rows=(
+                [row[c] for c in columns]
+                + [row["tiebreaks"].get(t) for t in tournament.tiebreaks]
+                + [row.get("status", "active")]
+                for row in rows
+            ),
+        )
+
+
+class TournamentCalendarView(APIView):
+    @extend_schema(tags=["tournaments"], responses={(200, "text/calendar"): str, **ERRORS})
+    def get(self, request, pk: int):
+        """iCalendar feed of the rounds' deadlines (a round appears once it is paired)."""
+        tournament = load_tournament(pk)
+        return calendar_response(tournament_calendar(tournament), filename=f"tournament-{tournament.pk}.ics")
