@@ -192,8 +192,10 @@ def tournament_page(request, pk):
     viewer = request.user if request.user.is_authenticated else None
     entries = list(TournamentEntry.objects.filter(tournament=tournament).select_related("user").order_by("number"))
     names = {entry.user_id: entry.user.get_username() for entry in entries}
+    places = tselectors.final_places(tournament=tournament)
     for entry in entries:
         entry.group_label = group_letter(entry.group) if entry.group is not None else ""
+        entry.final_rank = places.get(entry.user.get_username())
     mine = next((entry for entry in entries if viewer is not None and entry.user_id == viewer.pk), None)
     is_open = tournament.status == Tournament.Status.OPEN
     standings = [] if is_open else tselectors.tournament_standings(tournament=tournament)

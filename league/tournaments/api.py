@@ -36,11 +36,15 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_entries(self, tournament) -> list[dict]:
+        """Status ``active``, ``dropped`` or (the tournament over) ``finished``; ``rank`` is the final
+        place once the tournament has finished, else null."""
+        places = selectors.final_places(tournament=tournament)
         return [
             {
                 "number": entry.number,
                 "username": entry.user.get_username(),
-                "status": entry.status,
+                "status": selectors.entry_status(tournament, entry.status),
+                "rank": places.get(entry.user.get_username()),
                 "checked_in": entry.checked_in_at is not None,
                 "first_round": entry.first_round,
                 "group": entry.group,

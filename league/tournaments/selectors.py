@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from ..models import Club, Tournament, TournamentBoard, TournamentRound
+from ..models import Club, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring.standings import Row
 from .standings import group_standings, standings_rows
 
@@ -29,11 +29,36 @@ def round_get(*, tournament: Tournament, number: int) -> TournamentRound | None:
     return TournamentRound.objects.select_related("tournament").filter(tournament=tournament, number=number).first()
 
 
+FINISHED = "finished"
+
+
+def entry_status(tournament: Tournament, status: str) -> str:
+    """An entry's status as readers see it: ``active`` (entered, or still playing), ``dropped``, or
+    ``finished`` for an entry that stayed to the end of a finished tournament (the stored status
+    stays ``active``: it is what pairing reads)."""
+    if status == TournamentEntry.Status.ACTIVE and tournament.status == Tournament.Status.FINISHED:
+        return FINISHED
+    return status
+
+
 def tournament_standings(*, tournament: Tournament) -> list[dict]:
-    """The frozen final standings once finished; otherwise computed from the results so far."""
+    """The frozen final standings once finished; otherwise computed from the results so far. Each
+    row's ``status`` is ``entry_status`` (new dicts: the cached and frozen rows are not touched)."""
     if tournament.final_standings is not None:
-        return tournament.final_standings
-    return standings_rows(tournament)
+        rows = tournament.final_standings
+    else:
+        rows = standings_rows(tournament)
+    if tournament.status != Tournament.Status.FINISHED:
+        return rows
+    active = TournamentEntry.Status.ACTIVE
+    return [{**row, "status": entry_status(tournament, row.get("status", active))} for row in rows]
+
+
+def final_places(*, tournament: Tournament) -> dict[str, int]:
+    """Each entrant's final rank by username once the tournament has finished; empty before."""
+    if tournament.status != Tournament.Status.FINISHED:
+        return {}
+    return {row["username"]: row["rank"] for row in tournament_standings(tournament=tournament)}
 
 
 def tournament_group_standings(*, tournament: Tournament) -> list[list[Row]]:
