@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from league import services
 from league.models import Challenge, Membership
@@ -121,6 +124,13 @@ def test_the_rating_ladder_draws_each_players_history(club):
     assert page.count("<svg") == 2 and page.count('class="mu"') == 2 and "ordinal" in page
     row = page.split('data-player="m0"')[1].split("</tr>")[0]
     assert "<polyline" in row and len(row.split('class="mu" points="')[1].split('"')[0].split()) == 4
+    # readable: rating ticks, a date under the x axis, and a hover value per result
+    assert 'class="axis y-axis"' in row and row.count('text-anchor="end"') >= 3
+    titles = re.findall(r"<title>([^<]*)</title>", row)
+    entry = rating.entries.get(user=m0)
+    assert len(titles) == 3
+    assert titles[-1].endswith(f"μ {entry.mu:.2f} ± {entry.sigma:.2f}, ordinal {entry.ordinal:.2f}")
+    assert re.search(r"<text [^>]*>\d\d-\d\d \d\d:\d\d</text>", row)  # all within two days: times
 
 
 def test_a_player_page(club):
@@ -144,14 +154,38 @@ def test_the_league_pages_in_japanese(club):
 
 
 def test_the_rating_chart_geometry():
+    from datetime import UTC, datetime, timedelta
     from types import SimpleNamespace
 
-    from web.charts import HEIGHT, PAD, rating_chart
+    from web.charts import HEIGHT, LEFT, TOP, WIDTH, nice_step, rating_chart
+
+    start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def point(mu, sigma, at, before=(25.0, 0.0)):
+        return SimpleNamespace(mu_before=before[0], sigma_before=before[1], mu=mu, sigma=sigma,
+                               ordinal=mu - 3 * sigma, at=at)  # fmt: skip
 
     assert rating_chart([]) is None
-    flat = rating_chart([SimpleNamespace(mu_before=25.0, sigma_before=0.0, mu=25.0, sigma=0.0)])
-    assert flat.count == 1 and flat.mu == f"{PAD:.1f},{PAD:.1f} {320 - PAD:.1f},{PAD:.1f}"  # no division by zero
-    rising = rating_chart([SimpleNamespace(mu_before=20.0, sigma_before=2.0, mu=30.0, sigma=1.0)])
+    assert [nice_step(17, 4), nice_step(0.9, 4), nice_step(130, 4)] == [5, 0.2, 50]
+    flat = rating_chart([point(25.0, 0.0, start)])
+    assert flat.count == 1 and flat.low < 25 < flat.high  # no division by zero; one moment: x by order
+    assert flat.mu.split()[0].endswith(f",{(TOP + flat.bottom) / 2:.1f}")  # drawn across the middle
+    assert flat.mu.split()[0].startswith(f"{LEFT:.1f},") and len(flat.x_ticks) == 1
+    rising = rating_chart([point(30.0, 1.0, start + timedelta(days=10), before=(20.0, 2.0))])
     (x0, y0), (x1, y1) = (tuple(map(float, p.split(","))) for p in rising.mu.split())
-    assert x0 < x1 and y1 < y0  # higher ratings are drawn higher up
-    assert rising.low == 14.0 and rising.high == 31.0 and max(y0, y1) <= HEIGHT - PAD
+    assert x0 < x1 and y1 < y0  # one moment: spread by order; higher ratings are drawn higher up
+    # the axis is widened to round ticks (5 apart) covering every drawn value (14 .. 31)
+    assert (rising.low, rising.high) == (10, 35)
+    assert [t.label for t in rising.y_ticks] == ["10", "15", "20", "25", "30", "35"]
+    assert rising.y_ticks[-1].at == TOP and max(y0, y1) <= rising.bottom < HEIGHT
+
+    season = [point(25 + k, 8 - k / 2, start + timedelta(days=7 * k)) for k in range(1, 9)]
+    with translation.override("en"):  # the hover text is in the page's language
+        chart = rating_chart(season)
+    assert [t.label for t in chart.x_ticks] == ["2026-03-08", "2026-03-24", "2026-04-10", "2026-04-26"]
+    assert chart.x_ticks[0].at == LEFT and chart.x_ticks[-1].at == chart.right < WIDTH
+    xs = [m.x for m in chart.markers]
+    assert xs == sorted(xs) and len(xs) == 8 and xs[-1] == chart.right
+    gaps = [round(b - a, 1) for a, b in zip(xs, xs[1:], strict=False)]
+    assert max(gaps) - min(gaps) <= 0.2  # weekly results, evenly spaced in time
+    assert chart.markers[2].title == "2026-03-22 12:00: μ 28.00 ± 6.50, ordinal 8.50"
