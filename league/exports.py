@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 
 import icalendar
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.http import content_disposition_header
 
 from .models import Challenge, Ladder, Tournament, TournamentBoard, TournamentRound
 from .seasons.models import Fixture, Season
@@ -37,7 +38,7 @@ def csv_response(*, filename: str, header: list[str], rows: Iterable[Iterable]) 
     writer.writerow(header)
     writer.writerows(rows)
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 
@@ -81,7 +82,7 @@ def _event(uid: str, at: datetime, summary: str, description: str = "", *, stamp
 
 def calendar_response(calendar: icalendar.Calendar, *, filename: str) -> HttpResponse:
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(False, filename)  # RFC 6266: names in any script
     return response
 
 
@@ -177,9 +178,7 @@ def tournament_calendar(tournament: Tournament, *, now: datetime | None = None) 
     """Each paired round with a deadline (later rounds appear once they are paired)."""
     stamp = now or datetime.now(UTC)
     calendar = _calendar(tournament.name)
-    counts: dict[int, int] = {}
-    for number in TournamentBoard.objects.filter(tournament=tournament).values_list("round", flat=True):
-        counts[number] = counts.get(number, 0) + 1
+    counts = dict(TournamentBoard.objects.filter(tournament=tournament).values_list("round").annotate(n=Count("pk")))
     rounds = TournamentRound.objects.filter(tournament=tournament, deadline_at__isnull=False).order_by("number")
     for round_ in rounds:
         calendar.add_component(_round_event(round_, tournament, counts.get(round_.number, 0), stamp=stamp))

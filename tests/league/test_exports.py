@@ -198,6 +198,25 @@ def test_player_feed_needs_its_key_and_holds_only_their_deadlines(club_with, clo
     assert APIClient().get("/api/players/nobody/calendar.ics").status_code == 404
 
 
+def test_feeds_read_a_fixed_number_of_queries_and_take_names_in_any_script(
+    club_with, make_user, django_assert_max_num_queries
+):
+    club, organiser, members = club_with(2)
+    yamada = make_user("山田")
+    services.membership_invite(club_id=club.pk, by=organiser, user=yamada)
+    services.membership_join(club_id=club.pk, by=yamada)
+    ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card")
+    for player in (*members, yamada):
+        services.ladder_join(ladder_id=ladder.pk, by=player)
+    services.challenge_create(ladder_id=ladder.pk, by=yamada, defender=members[1])
+    mine = client_for(yamada)
+    with django_assert_max_num_queries(8):  # token, user, fixtures, two board reads, rounds, challenges
+        response = mine.get("/api/players/山田/calendar.ics")
+    assert response["Content-Disposition"] == "inline; filename*=utf-8''%E5%B1%B1%E7%94%B0.ics"
+    (event,) = icalendar.Calendar.from_ical(response.content).walk("VEVENT")
+    assert str(event["SUMMARY"]).startswith(f"Answer by: challenge 山田 v {members[1].username}")
+
+
 def test_schema_lists_the_exports(client):
     paths = client.get("/api/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
     for path in (
