@@ -213,15 +213,29 @@ def player_page(request, username):
         "entries": selectors.player_entries(user=user),
         "games": game_selectors.game_list(viewer=request.user, player=user.get_username()).order_by("-created_at")[:20],
         "charts": charts,
-        "tournaments": TournamentEntry.objects.filter(user=user)
-        .select_related("tournament__club")
-        .order_by("-tournament__created_at")[:20],
+        "tournaments": _with_places(
+            TournamentEntry.objects.filter(user=user)
+            .select_related("tournament__club")
+            .order_by("-tournament__created_at")[:20],
+            username=user.get_username(),
+        ),
         "seasons": DivisionPlayer.objects.filter(user=user)
         .select_related("season__league__club", "division")
         .order_by("-season__started_at")[:20],
         "calendar_url": _own_calendar_url(request, user),
     }
     return render(request, "web/player.html", context)
+
+
+def _with_places(entries, *, username: str) -> list:
+    """The entries, each with ``final_rank`` once its tournament has finished and the player stayed
+    (read from the frozen final standings the tournament row already holds: no query)."""
+    entries = list(entries)
+    for entry in entries:
+        stayed = entry.status == TournamentEntry.Status.ACTIVE
+        places = tournament_selectors.final_places(tournament=entry.tournament) if stayed else {}
+        entry.final_rank = places.get(username)
+    return entries
 
 
 def _own_calendar_url(request, user) -> str | None:

@@ -52,5 +52,9 @@ def test_entries_say_finished_and_placed_once_the_tournament_is_over(club):  # n
     sheet = api.get(f"/api/tournaments/{tournament.pk}/standings.csv").content.decode()
     statuses = {row["username"]: row["status"] for row in csv.DictReader(io.StringIO(sheet))}
     assert statuses == {row["username"]: row["status"] for row in standings}
+    # the players' pages say where they placed, or that they withdrew
+    profile = Client().get(f"/players/{members[0].username}/").content.decode()
+    assert f"finished, placed {rank[members[0].username]})" in profile.split('id="player-tournaments"')[1]
+    assert "finished, withdrew)" in Client().get(f"/players/{members[4].username}/").content.decode()
     japanese = Client(HTTP_ACCEPT_LANGUAGE="ja").get(f"/tournaments/{tournament.pk}/").content.decode()
     assert f"終了・{rank[members[0].username]}位" in japanese
