@@ -194,11 +194,16 @@ class SeasonStandingsCsvView(APIView):
 
 
 class SeasonCalendarView(APIView):
-    @extend_schema(responses={(200, "text/calendar"): str, **ERRORS}, tags=TAGS)
+    @extend_schema(
+        parameters=[OpenApiParameter("division", int, description="Only this division (tier, 1 = top).")],
+        responses={(200, "text/calendar"): str, **ERRORS},
+        tags=TAGS,
+    )
     def get(self, request, pk: int):
-        """iCalendar feed of the season's fixtures, each at its play-by date."""
+        """iCalendar feed of the season's fixtures, each at its play-by date (or one division's)."""
         season = load_season(pk)
-        return calendar_response(season_calendar(season), filename=f"season-{season.pk}.ics")
+        calendar = season_calendar(season, tier=whole_param(request, "division"))
+        return calendar_response(calendar, filename=f"season-{season.pk}.ics")
 
 
 class SeasonFixturesView(APIView):

@@ -96,6 +96,11 @@ def test_season_feed_has_every_fixture_at_its_play_by_date_with_stable_uids(club
     assert set(again) == set(first)
     assert again[f"season-fixture-{moved.pk}@kifu"].decoded("DTSTART").year == moved.play_by.year + 1
     assert APIClient().get("/api/seasons/999999/calendar.ics").json()["code"] == "not_found"
+    feed = f"/api/seasons/{season['id']}/calendar.ics"
+    assert events_of(APIClient().get(feed, {"division": 1})).keys() == again.keys()
+    assert events_of(APIClient().get(feed, {"division": 2})) == {}
+    refused = APIClient().get(feed, {"division": "top"})
+    assert refused.status_code == 400 and refused.json()["code"] == "invalid_division"
 
 
 def test_tournament_feed_has_each_paired_round_deadline(club_with):
