@@ -498,4 +498,6 @@ class PlayerCalendarView(APIView):
                 "key: this feed is private; its address, with its key, is at GET /api/profile/calendar",
                 status.HTTP_403_FORBIDDEN,
             )
-        return exports.calendar_response(exports.player_calendar(user), filename=f"{user.username}.ics")
+        response = exports.calendar_response(exports.player_calendar(user), filename=f"{user.username}.ics")
+        response["Cache-Control"] = "private, no-store"  # a shared cache must not keep one player's feed
+        return response

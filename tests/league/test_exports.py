@@ -184,7 +184,9 @@ def test_player_feed_needs_its_key_and_holds_only_their_deadlines(club_with, clo
     url = client_for(me).get("/api/profile/calendar").json()["url"]
     assert url.startswith("http://testserver" + feed + "?key=")
     key = url.split("key=")[1]
-    events = events_of(APIClient().get(feed, {"key": key}))
+    response = APIClient().get(feed, {"key": key})
+    assert response["Cache-Control"] == "private, no-store"
+    events = events_of(response)
     assert set(events) == {
         f"challenge-{mine.pk}-answer@kifu",
         f"season-fixture-{my_fixtures[0].pk}@kifu",
