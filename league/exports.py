@@ -1,7 +1,7 @@
 """Exports of the league's reads: standings as CSV, and fixtures and deadlines as iCalendar feeds
 (per season, tournament and ladder, and per player behind a feed key). Nothing here writes.
 
-CSV: Python's ``csv`` module, UTF-8, a fixed column order, a download name. iCalendar: the
+CSV: Python's ``csv`` module, UTF-8 with a byte-order mark, a fixed column order, a download name. iCalendar: the
 ``icalendar`` library (RFC 5545). Every deadline is an event with a start and no end, which RFC 5545
 (3.6.1) reads as an instant at that time. UIDs are built from the row they describe
 (``season-fixture-12@kifu``), so a calendar that subscribes updates an event when its deadline moves
@@ -32,8 +32,12 @@ FEED_KEY_SALT = "league.exports.player-calendar"
 
 # ---- CSV ----------------------------------------------------------------------------------------
 def csv_response(*, filename: str, header: list[str], rows: Iterable[Iterable]) -> HttpResponse:
-    """A CSV download: the header, then one line a row (``None`` is an empty cell)."""
+    """A CSV download: the header, then one line a row (``None`` is an empty cell).
+
+    It starts with a UTF-8 byte-order mark: Excel opens a double-clicked CSV as UTF-8 only with one
+    (else Japanese names come out garbled); readers that decode with ``utf-8-sig`` drop it."""
     out = io.StringIO()
+    out.write("\ufeff")
     writer = csv.writer(out)
     writer.writerow(header)
     writer.writerows(rows)

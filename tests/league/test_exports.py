@@ -53,7 +53,8 @@ def test_ladder_standings_csv_follows_the_standings_with_japanese_names(club_wit
     response = APIClient().get(f"/api/ladders/{ladder.pk}/standings.csv")
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == f'attachment; filename="ladder-{ladder.pk}-standings.csv"'
-    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+    assert response.content.startswith("\ufeff".encode())  # Excel reads it as UTF-8 only with the mark
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     standings = APIClient().get(f"/api/ladders/{ladder.pk}/standings").json()
     assert [r["username"] for r in rows] == [s["username"] for s in standings]
     assert [int(r["position"]) for r in rows] == [1, 2, 3]

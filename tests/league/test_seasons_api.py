@@ -154,7 +154,7 @@ def test_a_season_over_the_api(club_with):
     assert [row["zone"] for row in table["divisions"][1]["standings"]] == ["promoted", "promoted", None]
     sheet = anon.get(f"/api/seasons/{sid}/standings.csv")
     assert sheet.status_code == 200 and sheet["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(sheet.content.decode())))
+    rows = list(csv.reader(io.StringIO(sheet.content.decode("utf-8-sig"))))
     assert rows[0] == [
         "division", "position", "username", "points", "played", "wins", "draws", "losses", "zone",
         "head_to_head", "wins", "sonneborn_berger", "game_points",

@@ -83,7 +83,7 @@ def test_a_round_robin_over_the_api(club_with, make_user):
     ]
     response = anon.get(f"/api/tournaments/{tid}/standings.csv")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows[0] == [
         "rank", "username", "number", "points", "played", "wins", "draws", "losses", "byes",
         "direct_encounter", "sonneborn_berger", "game_points", "status",

@@ -49,7 +49,7 @@ def test_entries_say_finished_and_placed_once_the_tournament_is_over(club):  # n
     assert {row["username"]: row["status"] for row in standings} == {
         m.username: "dropped" if m == members[4] else "finished" for m in members[:5]
     }
-    sheet = api.get(f"/api/tournaments/{tournament.pk}/standings.csv").content.decode()
+    sheet = api.get(f"/api/tournaments/{tournament.pk}/standings.csv").content.decode("utf-8-sig")
     statuses = {row["username"]: row["status"] for row in csv.DictReader(io.StringIO(sheet))}
     assert statuses == {row["username"]: row["status"] for row in standings}
     # the players' pages say where they placed, or that they withdrew
