@@ -44,6 +44,19 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: bool(item.get_closest_marker("stack")))
 
 
+@pytest.fixture(autouse=True)
+def _language_of_the_settings():
+    """Every test starts in the settings' language. A request through Django's test client leaves the
+    language its LocaleMiddleware chose active in the thread, so without this a test that renders
+    outside a request would speak whatever the previous test asked for."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture(scope="session")
 def stack(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.conf import settings
