@@ -237,6 +237,9 @@ class LadderEntry(models.Model):
     class Meta:
         ordering = ["ladder", "position"]
         constraints = [models.UniqueConstraint(fields=["ladder", "user"], name="ladder_entry_once")]
+        # A result reads and rewrites a window of places (league.services.log): an index lookup,
+        # not a scan of the ladder's rows.
+        indexes = [models.Index(fields=["ladder", "position"], name="ladder_entry_place")]
 
     def __str__(self) -> str:
         return f"{self.user} #{self.position} on {self.ladder_id}"

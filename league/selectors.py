@@ -7,7 +7,7 @@ from django.db.models import Q, QuerySet
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGame, Match, Membership, RatingPoint
 from .scoring import ladder as rules
-from .services.log import projection_of
+from .services.log import projection_stored
 from .services.membership import is_member, is_organiser
 
 User = get_user_model()
@@ -124,13 +124,16 @@ def challengeable(*, ladder: Ladder, viewer) -> set[int]:
             open_counts[user_id] = open_counts.get(user_id, 0) + 1
     if open_counts.get(viewer.pk, 0) >= limit:
         return set()
-    projection = projection_of(ladder)
+    projection = projection_stored(ladder)
+    positions = projection.positions()
+    record = projection.players.get(viewer.pk)
+    free_left = record.free_challenges_left if record else 0
     allowed = set()
     for user_id in projection.order:
         if open_counts.get(user_id, 0) >= limit:
             continue
         try:
-            rules.check_challenge(projection, viewer.pk, user_id)
+            rules.check_challenge_at(projection.settings, viewer.pk, user_id, positions, free_left)
         except rules.ChallengeRefused:
             continue
         allowed.add(user_id)

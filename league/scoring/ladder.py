@@ -243,13 +243,22 @@ class Projection:
         """Players in standing order: the ladder order, or by rating ordinal on a rating ladder."""
         if self.kind == CHALLENGE:
             return list(self.order)
-        # On a rating ladder playing a rated game puts you on it; withdrawing takes you off.
-        rated = [p for p, r in self.players.items() if (r.active or r.played) and not r.withdrawn]
-        return sorted(rated, key=lambda p: (-(self.players[p].rating or initial_rating()).ordinal, p))
+        rated = [record for record in self.players.values() if is_ranked(record)]
+        return [record.player for record in sorted(rated, key=rank_key)]
 
-    def position(self, player: int) -> int | None:
-        ranked = self.ranked()
-        return ranked.index(player) + 1 if player in ranked else None
+    def positions(self) -> dict[int, int]:
+        """Every ranked player's position (1 = top), in one pass."""
+        return {player: index for index, player in enumerate(self.ranked(), start=1)}
+
+
+def is_ranked(record: PlayerRecord) -> bool:
+    """On a rating ladder playing a rated game puts you on it; withdrawing takes you off."""
+    return (record.active or record.played > 0) and not record.withdrawn
+
+
+def rank_key(record: PlayerRecord) -> tuple[float, int]:
+    """A rating ladder's order: the higher ordinal first, then the lower user id."""
+    return (-(record.rating or initial_rating()).ordinal, record.player)
 
 
 def effective_payloads(events: list[LogEvent]) -> dict[int, dict]:
@@ -270,13 +279,55 @@ def project(kind: str, events: list[LogEvent]) -> Projection:
     projection = Projection(kind=kind)
     corrected = effective_payloads(events)
     for event in sorted(events, key=lambda e: e.seq):
-        payload = corrected.get(event.seq, event.payload)
-        projection.last_seq = event.seq
-        if payload.get("void"):
-            projection.voided.add(event.seq)
-            continue
-        _APPLY.get(event.kind, _ignore)(projection, event, payload)
+        apply_event(projection, event, corrected.get(event.seq, event.payload))
     return projection
+
+
+def apply_event(projection: Projection, event: LogEvent, payload: dict | None = None) -> None:
+    """Fold one event (``payload``: its corrected payload, if corrected) into ``projection``.
+
+    The projection may be partial (the incremental update of ``league.services.log``): ``players``
+    holding only the records this event touches (``event_players``) and ``order`` only the window
+    of places it can move (``order_window``); every rule here reads no more than that.
+    """
+    payload = event.payload if payload is None else payload
+    projection.last_seq = event.seq
+    if payload.get("void"):
+        projection.voided.add(event.seq)
+        return
+    _APPLY.get(event.kind, _ignore)(projection, event, payload)
+
+
+def event_players(kind: str, payload: dict) -> list[int]:
+    """The players whose records an event of ``kind`` changes."""
+    if kind in (PLAYER_JOINED, PLAYER_WITHDREW, INACTIVITY_DROP):
+        return [payload["player"]]
+    if kind == CHALLENGE_ISSUED:
+        return [payload["challenger"], payload["defender"]]
+    if kind == RESULT:
+        return [player for group in payload["ranking"] for player in group]
+    if kind == FORFEIT:
+        return [payload["winner"], payload["loser"]]
+    return []
+
+
+def order_window(kind: str, payload: dict, settings: dict, position: dict[int, int | None]) -> list[int]:
+    """The places (1 = top) of a challenge ladder that an event may reorder, given the current
+    ``position`` of its players (``event_players``): the two sides of a challenger's win (swap), or
+    everything from the defender's place to the challenger's (leapfrog); a drop's place and the
+    places it falls through. A join takes the place below the bottom (the caller's), a withdrawal
+    closes the gap by moving everyone below up one (the caller's too)."""
+    if kind in (RESULT, FORFEIT) and payload.get("challenger") is not None:
+        c, d = position.get(payload["challenger"]), position.get(payload["defender"])
+        if c is None or d is None or c <= d:
+            return []
+        return [d, c] if settings["on_challenger_win"] == "swap" else list(range(d, c + 1))
+    if kind == INACTIVITY_DROP and position.get(payload["player"]) is not None:
+        start = position[payload["player"]]
+        return list(range(start, start + payload["places"] + 1))
+    if kind == PLAYER_WITHDREW and position.get(payload["player"]) is not None:
+        return [position[payload["player"]]]
+    return []
 
 
 def _ignore(projection: Projection, event: LogEvent, payload: dict) -> None:
@@ -412,22 +463,32 @@ _APPLY = {
 def check_challenge(projection: Projection, challenger: int, defender: int) -> bool:
     """Whether ``challenger`` may challenge ``defender`` now by position; returns whether the
     challenge uses one of the challenger's free challenges. Raises ChallengeRefused."""
-    order = projection.order
+    positions = {player: index for index, player in enumerate(projection.order, start=1)}
+    record = projection.players.get(challenger)
+    free_left = record.free_challenges_left if record else 0
+    return check_challenge_at(projection.settings, challenger, defender, positions, free_left)
+
+
+def check_challenge_at(
+    settings: dict, challenger: int, defender: int, positions: dict[int, int | None], free_left: int
+) -> bool:
+    """``check_challenge`` from the two players' places (``positions``; None or absent: not on
+    the ladder) and the challenger's free challenges left."""
     if challenger == defender:
         raise ChallengeRefused("you cannot challenge yourself", code="challenge_self")
-    if challenger not in order:
+    c, d = positions.get(challenger), positions.get(defender)
+    if c is None:
         raise ChallengeRefused("you are not on this ladder: join it first", code="not_on_ladder")
-    if defender not in order:
+    if d is None:
         raise ChallengeRefused("that player is not on this ladder", code="defender_not_on_ladder")
-    c, d = order.index(challenger) + 1, order.index(defender) + 1
     if d > c:
         raise ChallengeRefused(
             f"you can only challenge players above you (you are {c}, they are {d})", code="defender_below"
         )
-    places = range_places(projection.settings, c)
+    places = range_places(settings, c)
     if c - d <= places:
         return False
-    if projection.players[challenger].free_challenges_left > 0:
+    if free_left > 0:
         return True
     lowest = max(1, c - places)
     raise ChallengeRefused(
@@ -456,4 +517,5 @@ def inactivity_due(projection: Projection, now: datetime, busy: set[int]) -> lis
         while at <= now:
             due.append((at, player))
             at += period
-    return sorted(due, key=lambda item: (item[0], projection.order.index(item[1])))
+    place = {player: index for index, player in enumerate(projection.order)}
+    return sorted(due, key=lambda item: (item[0], place[item[1]]))

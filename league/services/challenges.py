@@ -14,10 +14,10 @@ from games.errors import ServiceError
 from games.services import game_create
 from kifu.locking import lock_by_id
 
-from ..models import Challenge, Ladder, LeagueGame
+from ..models import Challenge, Ladder, LadderEntry, LeagueGame
 from ..scoring import ladder as rules
 from ..scoring.errors import ScoringError
-from .log import event_append, ladder_lock, projection_of, projection_rebuild
+from .log import event_append, ladder_lock, projection_advance
 from .matches import match_start
 from .membership import is_member, require_member, require_organiser
 
@@ -99,7 +99,11 @@ def challenge_create(*, ladder_id, by, defender, now: datetime | None = None) ->
                 status=409,
             )
     try:
-        free = rules.check_challenge(projection_of(ladder), by.pk, defender.pk)
+        sides = LadderEntry.objects.filter(ladder=ladder, user_id__in=[by.pk, defender.pk])
+        entries = {entry.user_id: entry for entry in sides}
+        positions = {player: entry.position for player, entry in entries.items()}
+        free_left = entries[by.pk].free_challenges_left if by.pk in entries else 0
+        free = rules.check_challenge_at(settings, by.pk, defender.pk, positions, free_left)
     except ScoringError as error:
         raise ServiceError(error.code, error.message, status=409) from None
     challenge = Challenge(
@@ -114,7 +118,7 @@ def challenge_create(*, ladder_id, by, defender, now: datetime | None = None) ->
     event = event_append(ladder, kind=rules.CHALLENGE_ISSUED, payload=payload, actor=by, at=now)
     challenge.issued_seq = event.seq
     challenge.save()
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return challenge
 
 
@@ -162,7 +166,7 @@ def challenge_accept(*, challenge_id, by, now: datetime | None = None) -> Challe
     challenge.play_by = now + timedelta(days=ladder.settings["play_days"])
     challenge.save()
     event_append(ladder, kind=rules.CHALLENGE_ACCEPTED, payload=payload, actor=by, at=now)
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return challenge
 
 
@@ -175,7 +179,7 @@ def challenge_decline(*, challenge_id, by, now: datetime | None = None) -> Chall
         raise ServiceError("not_defender", "only the challenged player may decline a challenge", status=403)
     _must_be_open(challenge, Status.ISSUED)
     forfeit_challenge(ladder, challenge, loser_id=challenge.defender_id, reason="declined", now=now, actor=by)
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return challenge
 
 
@@ -190,7 +194,7 @@ def challenge_withdraw(*, challenge_id, by, now: datetime | None = None) -> Chal
     challenge.status, challenge.decided_at = Status.WITHDRAWN, now
     challenge.save()
     event_append(ladder, kind=rules.CHALLENGE_WITHDRAWN, payload={"challenge": str(challenge.pk)}, actor=by, at=now)
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return challenge
 
 
@@ -210,7 +214,7 @@ def challenge_result_record(*, challenge_id, by, winner, now: datetime | None = 
     else:
         raise ServiceError("bad_winner", "the winner must be the challenger, the defender, or null for a draw")
     decide_result(ladder, challenge, ranking, now=now, actor=by, source="organiser")
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return challenge
 
 

@@ -17,7 +17,7 @@ from kifu.locking import lock_by_id
 from ..models import Challenge, Ladder, LadderEntry, LeagueGame, Match
 from ..scoring import ladder as rules
 from .challenges import forfeit_challenge, void_challenge
-from .log import event_append, iso, ladder_lock, projection_of, projection_rebuild
+from .log import event_append, iso, ladder_lock, projection_advance, projection_stored
 from .results import record_game
 
 
@@ -78,7 +78,7 @@ def ladder_sweep(*, ladder_id, now: datetime | None = None) -> int:
     busy = set()
     for challenger, defender in challenges.filter(status__in=Challenge.OPEN).values_list("challenger", "defender"):
         busy |= {challenger, defender}
-    projection = projection_of(ladder)
+    projection = projection_stored(ladder)
     for due_at, player in rules.inactivity_due(projection, now, busy):
         due.append((due_at, 1, "drop", player))
     for due_at, _order, what, item in sorted(due, key=lambda d: (d[0], d[1])):
@@ -91,7 +91,7 @@ def ladder_sweep(*, ladder_id, now: datetime | None = None) -> int:
             payload = {"player": item, "places": places, "due_at": iso(due_at)}
             event_append(ladder, kind=rules.INACTIVITY_DROP, payload=payload, actor=None, at=now)
     if ladder.head_seq != start:
-        projection_rebuild(ladder)
+        projection_advance(ladder)
     return ladder.head_seq - start
 
 

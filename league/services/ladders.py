@@ -20,7 +20,7 @@ from ..models import Challenge, Club, Ladder, LadderEntry, LadderEvent, LeagueGa
 from ..scoring import ladder as rules
 from ..scoring.errors import ScoringError
 from .challenges import admit_bots, open_challenges, void_challenge
-from .log import event_append, ladder_lock, projection_rebuild
+from .log import event_append, ladder_lock, projection_advance
 from .matches import check_spec, match_start
 from .membership import is_member, is_organiser, require_member, require_organiser
 
@@ -84,7 +84,7 @@ def ladder_create(
         raise ServiceError("ladder_exists", f"this club already has a {kind} ladder for {game.name}", status=409)
     payload = {"kind": kind, "engine": game.slug, "game_config": config, "settings": full}
     event_append(ladder, kind=rules.LADDER_CREATED, payload=payload, actor=by, at=now)
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return ladder
 
 
@@ -105,7 +105,7 @@ def ladder_update(
         full = _settings(ladder.kind, ladder.engine, settings, base=ladder.settings)
         payload = {"settings": full, "changed": sorted(settings)}
         event_append(ladder, kind=rules.SETTINGS_CHANGED, payload=payload, actor=by, at=now)
-        projection_rebuild(ladder)
+        projection_advance(ladder)
     return ladder
 
 
@@ -119,7 +119,7 @@ def ladder_join(*, ladder_id, by, now: datetime | None = None) -> LadderEntry:
     if LadderEntry.objects.filter(ladder=ladder, user=by, active=True).exists():
         raise ServiceError("already_on_ladder", "you are already on this ladder", status=409)
     event_append(ladder, kind=rules.PLAYER_JOINED, payload={"player": by.pk}, actor=by, at=now)
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return LadderEntry.objects.get(ladder=ladder, user=by)
 
 
@@ -151,7 +151,7 @@ def withdraw_player(*, ladder_id, player, by, now: datetime, reason: str = "", q
     elif not quiet:
         raise ServiceError("not_on_ladder", f"{player.get_username()} is not on this ladder", status=409)
     if changed:
-        projection_rebuild(ladder)
+        projection_advance(ladder)
     return changed
 
 
@@ -243,5 +243,5 @@ def ladder_correct(
         Challenge.objects.filter(pk=challenge_id).update(
             outcome={"winner": winner, "reason": f"corrected by event {correction.seq}", "void": effective.get("void")}
         )
-    projection_rebuild(ladder)
+    projection_advance(ladder)
     return correction

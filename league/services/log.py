@@ -1,9 +1,11 @@
-"""The ladder log: lock a ladder, append to its hash-chained log, and rebuild the projection from it.
+"""The ladder log: lock a ladder, append to its hash-chained log, and bring the projection up to it.
 
-Every write to a ladder goes: lock the ladder row, check, append event(s), rebuild the projection
-(standings and rating history) from the whole log, all in one transaction. Rebuilding from the log
-every time costs a fold of the ladder's history (hundreds of events for a busy club season), and
-buys the guarantee that standings are always exactly what the log says, corrections included.
+Every write to a ladder goes: lock the ladder row, check, append event(s), advance the projection
+(standings and rating history), all in one transaction. Advancing folds only the new events into
+the rows they change (``projection_advance``): the players' own rows, and on a challenge ladder the
+places between the two sides of a challenger's win; on a rating ladder the places between a
+player's old and new rating. A correction rewrites history, so it refolds the whole log
+(``projection_rebuild``), and so does verification, which must find the rows the fold makes.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django.db import transaction
+from django.db.models import F, Max
 
 from games.errors import not_found
 from games.eventlog import chain_check, chain_hash
@@ -19,6 +22,7 @@ from kifu.locking import lock_by_id
 
 from ..models import Ladder, LadderEntry, LadderEvent, RatingPoint
 from ..scoring import ladder as rules
+from ..scoring.ratings import Rating, initial_rating
 
 
 def iso(moment: datetime) -> str:
@@ -49,8 +53,12 @@ def event_append(ladder: Ladder, *, kind: str, payload: dict, actor, at: datetim
     return event
 
 
-def log_events(ladder: Ladder) -> list[rules.LogEvent]:
-    rows = LadderEvent.objects.filter(ladder=ladder).order_by("seq").values_list("seq", "kind", "payload", "at")
+def log_events(ladder: Ladder, *, after: int = 0) -> list[rules.LogEvent]:
+    rows = (
+        LadderEvent.objects.filter(ladder=ladder, seq__gt=after)
+        .order_by("seq")
+        .values_list("seq", "kind", "payload", "at")
+    )
     return [rules.LogEvent(seq, kind, payload, at) for seq, kind, payload, at in rows]
 
 
@@ -59,55 +67,136 @@ def projection_of(ladder: Ladder) -> rules.Projection:
     return rules.project(ladder.kind, log_events(ladder))
 
 
+def projection_stored(ladder: Ladder) -> rules.Projection:
+    """The projection as its rows hold it (no fold): the whole order and every record, for reads
+    that look at everyone (the inactivity sweep, who a viewer may challenge)."""
+    entries = list(LadderEntry.objects.filter(ladder=ladder).order_by("position"))
+    projection = rules.Projection(kind=ladder.kind, settings=ladder.settings, last_seq=ladder.projected_seq)
+    projection.players = {entry.user_id: record_of(entry) for entry in entries}
+    if ladder.kind == rules.CHALLENGE:
+        projection.order = [entry.user_id for entry in entries if entry.position is not None]
+    return projection
+
+
+# ---- rows <-> records -------------------------------------------------------------------------
+RECORD_FIELDS = (
+    "active",
+    "played",
+    "won",
+    "lost",
+    "drawn",
+    "forfeits_won",
+    "forfeits_lost",
+    "drops",
+    "free_challenges_left",
+    "joined_at",
+    "last_active_at",
+    "drop_from",
+)
+ENTRY_FIELDS = ("position", "mu", "sigma", "ordinal", *RECORD_FIELDS)
+
+
+def entry_values(record: rules.PlayerRecord, position: int | None) -> dict:
+    """A player's standings row as the fold makes it."""
+    rating = record.rating
+    values = {name: getattr(record, name) for name in RECORD_FIELDS}
+    values.update(
+        position=position,
+        mu=rating.mu if rating else None,
+        sigma=rating.sigma if rating else None,
+        ordinal=rating.ordinal if rating else None,
+    )
+    return values
+
+
+def record_of(entry: LadderEntry) -> rules.PlayerRecord:
+    """The fold's record of a player, read back from their row. ``withdrawn`` and ``ever_joined``
+    are not stored: only a join sets ``joined_at`` and ``active``, only a withdrawal clears
+    ``active``, so a row with a join date that is not active is a withdrawn player's."""
+    rating = Rating(entry.mu, entry.sigma) if entry.mu is not None else None
+    joined = entry.joined_at is not None
+    values = {name: getattr(entry, name) for name in RECORD_FIELDS}
+    return rules.PlayerRecord(
+        player=entry.user_id, withdrawn=joined and not entry.active, ever_joined=joined, rating=rating, **values
+    )
+
+
+def _point(ladder: Ladder, change: rules.RatingChange) -> RatingPoint:
+    return RatingPoint(
+        ladder=ladder,
+        user_id=change.player,
+        seq=change.seq,
+        at=change.at,
+        mu_before=change.before.mu,
+        sigma_before=change.before.sigma,
+        mu=change.after.mu,
+        sigma=change.after.sigma,
+        ordinal=change.after.ordinal,
+        game=change.game,
+        match=change.match,
+    )
+
+
+POINT_FIELDS = ("user_id", "seq", "at", "mu_before", "sigma_before", "mu", "sigma", "ordinal", "game", "match")
+
+
+def _point_row(point: RatingPoint) -> tuple:
+    """A point's values, comparable whether it was read back (UUIDs) or made by the fold (strings)."""
+    return tuple(
+        str(value) if name in ("game", "match") and value is not None else value
+        for name, value in ((name, getattr(point, name)) for name in POINT_FIELDS)
+    )
+
+
+def fold_rows(projection: rules.Projection) -> dict[int, dict]:
+    """Every standings row the fold makes, by user id."""
+    positions = projection.positions()
+    return {player: entry_values(record, positions.get(player)) for player, record in projection.players.items()}
+
+
+def stored_rows(ladder: Ladder) -> dict[int, dict]:
+    rows = LadderEntry.objects.filter(ladder=ladder).values("user_id", *ENTRY_FIELDS)
+    return {row.pop("user_id"): row for row in rows}
+
+
+def rows_differ(ladder: Ladder, projection: rules.Projection) -> list[str]:
+    """How the stored rows (standings and rating history) differ from ``projection``; [] if not."""
+    problems = []
+    expected, stored = fold_rows(projection), stored_rows(ladder)
+    for player in sorted(set(expected) | set(stored)):
+        if expected.get(player) != stored.get(player):
+            problems.append(f"player {player}: stored {stored.get(player)}, the log says {expected.get(player)}")
+    points = [_point_row(point) for point in RatingPoint.objects.filter(ladder=ladder).order_by("seq", "user_id")]
+    folded = sorted((_point_row(_point(ladder, change)) for change in projection.history), key=lambda r: (r[1], r[0]))
+    if points != folded:
+        problems.append(f"the rating history differs ({len(points)} points stored, {len(folded)} in the log)")
+    return problems
+
+
+# ---- the whole fold ---------------------------------------------------------------------------
 def projection_rebuild(ladder: Ladder) -> rules.Projection:
-    """Replace the ladder's standings and rating history with a fresh fold of its log."""
+    """Make the ladder's standings and rating history what a fresh fold of its whole log says,
+    writing only the rows that differ (a correction; the admin's rebuild)."""
     projection = projection_of(ladder)
-    ranked = projection.ranked()
-    entries = []
-    for player, record in projection.players.items():
-        rating = record.rating
-        entries.append(
-            LadderEntry(
-                ladder=ladder,
-                user_id=player,
-                position=ranked.index(player) + 1 if player in ranked else None,
-                active=record.active,
-                mu=rating.mu if rating else None,
-                sigma=rating.sigma if rating else None,
-                ordinal=rating.ordinal if rating else None,
-                played=record.played,
-                won=record.won,
-                lost=record.lost,
-                drawn=record.drawn,
-                forfeits_won=record.forfeits_won,
-                forfeits_lost=record.forfeits_lost,
-                drops=record.drops,
-                free_challenges_left=record.free_challenges_left,
-                joined_at=record.joined_at,
-                last_active_at=record.last_active_at,
-                drop_from=record.drop_from,
-            )
-        )
-    points = [
-        RatingPoint(
-            ladder=ladder,
-            user_id=change.player,
-            seq=change.seq,
-            at=change.at,
-            mu_before=change.before.mu,
-            sigma_before=change.before.sigma,
-            mu=change.after.mu,
-            sigma=change.after.sigma,
-            ordinal=change.after.ordinal,
-            game=change.game,
-            match=change.match,
-        )
-        for change in projection.history
-    ]
-    LadderEntry.objects.filter(ladder=ladder).delete()
-    RatingPoint.objects.filter(ladder=ladder).delete()
-    LadderEntry.objects.bulk_create(entries)
-    RatingPoint.objects.bulk_create(points)
+    expected = fold_rows(projection)
+    entries = {entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder)}
+    changed, created = [], []
+    for player, values in expected.items():
+        entry = entries.get(player)
+        if entry is None:
+            created.append(LadderEntry(ladder=ladder, user_id=player, **values))
+        elif any(getattr(entry, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(entry, name, value)
+            changed.append(entry)
+    LadderEntry.objects.filter(ladder=ladder).exclude(user_id__in=list(expected)).delete()
+    LadderEntry.objects.bulk_update(changed, ENTRY_FIELDS, batch_size=1000)
+    LadderEntry.objects.bulk_create(created, batch_size=1000)
+    points = [_point(ladder, change) for change in projection.history]
+    stored = [_point_row(p) for p in RatingPoint.objects.filter(ladder=ladder).order_by("seq", "user_id")]
+    if stored != sorted((_point_row(p) for p in points), key=lambda r: (r[1], r[0])):
+        RatingPoint.objects.filter(ladder=ladder).delete()
+        RatingPoint.objects.bulk_create(points, batch_size=1000)
     ladder.projected_seq = projection.last_seq
     ladder.settings = projection.settings
     ladder.save(update_fields=["projected_seq", "settings"])
@@ -120,8 +209,181 @@ def ladder_rebuild(*, ladder_id) -> rules.Projection:
     return projection_rebuild(ladder_lock(ladder_id))
 
 
+# ---- the incremental fold ---------------------------------------------------------------------
+def projection_advance(ladder: Ladder) -> None:
+    """Fold the events appended since the projection's last one into the rows they change.
+
+    The caller holds the ladder lock. Each event loads its players' rows (one query), on a challenge
+    ladder the window of places it may reorder (``rules.order_window``, one indexed range query), and
+    writes back only the rows whose values changed (one ``bulk_update``); a withdrawal or a new
+    rated player moves everyone below up or down one place in one UPDATE. A correction refolds the
+    whole log instead: it changes history from its target onwards.
+    """
+    events = log_events(ladder, after=ladder.projected_seq)
+    if not events:
+        return
+    if any(event.kind == rules.CORRECTION for event in events):
+        projection_rebuild(ladder)
+        return
+    for event in events:
+        _advance(ladder, event)
+    ladder.projected_seq = events[-1].seq
+    ladder.save(update_fields=["projected_seq", "settings"])
+
+
+def _advance(ladder: Ladder, event: rules.LogEvent) -> None:
+    if event.kind in (rules.LADDER_CREATED, rules.SETTINGS_CHANGED):
+        ladder.settings = event.payload["settings"]
+        return
+    players = rules.event_players(event.kind, event.payload)
+    if not players:
+        return
+    entries = {entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder, user_id__in=players)}
+    before = {player: entry.position for player, entry in entries.items()}
+    partial = rules.Projection(kind=ladder.kind, settings=ladder.settings)
+    partial.players = {player: record_of(entry) for player, entry in entries.items()}
+    places: list[int] = []
+    if ladder.kind == rules.CHALLENGE:
+        places = rules.order_window(event.kind, event.payload, ladder.settings, before)
+        window = _entries_at(ladder, places)  # a drop near the bottom: fewer places than asked
+        entries.update((entry.user_id, entry) for entry in window)
+        partial.order = [entry.user_id for entry in window]
+        places = [entry.position for entry in window]
+        if event.kind == rules.PLAYER_JOINED and not (players[0] in entries and entries[players[0]].active):
+            places = [_bottom(ladder) + 1]
+    rules.apply_event(partial, event)
+    if ladder.kind == rules.CHALLENGE:
+        position = {player: before.get(player) for player in partial.players}
+        position.update(zip(partial.order, places, strict=False))
+        if event.kind == rules.PLAYER_WITHDREW and places and not partial.order:  # everyone below moves up
+            position[players[0]] = None
+            _shift_below(ladder, places[0], -1)
+    else:
+        position = _rerank(ladder, partial, before, entries)
+    _write(ladder, partial, entries, position)
+    RatingPoint.objects.bulk_create([_point(ladder, change) for change in partial.history])
+
+
+def _entries_at(ladder: Ladder, places: list[int]) -> list[LadderEntry]:
+    """The rows at ``places`` (those that exist), top first: one indexed range query."""
+    if not places:
+        return []
+    rows = LadderEntry.objects.filter(ladder=ladder, position__gte=min(places), position__lte=max(places))
+    wanted = set(places)
+    return [entry for entry in rows.order_by("position") if entry.position in wanted]
+
+
+def _bottom(ladder: Ladder) -> int:
+    return LadderEntry.objects.filter(ladder=ladder).aggregate(bottom=Max("position"))["bottom"] or 0
+
+
+def _shift_below(ladder: Ladder, place: int, by: int) -> None:
+    LadderEntry.objects.filter(ladder=ladder, position__gt=place).update(position=F("position") + by)
+
+
+def _write(ladder: Ladder, partial: rules.Projection, entries: dict, position: dict) -> None:
+    """Write back the rows whose values changed: one bulk_update, one bulk_create."""
+    changed, created = [], []
+    for player, entry in entries.items():
+        if player in partial.players:
+            values = entry_values(partial.players[player], position.get(player))
+        else:
+            values = {"position": position.get(player, entry.position)}
+        if any(getattr(entry, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(entry, name, value)
+            changed.append(entry)
+    for player, record in partial.players.items():
+        if player not in entries:
+            created.append(LadderEntry(ladder=ladder, user_id=player, **entry_values(record, position.get(player))))
+    LadderEntry.objects.bulk_update(changed, ENTRY_FIELDS)
+    LadderEntry.objects.bulk_create(created)
+
+
+# ---- a rating ladder's order ------------------------------------------------------------------
+def _stored_key(entry: LadderEntry) -> tuple[float, int]:
+    ordinal = entry.ordinal if entry.ordinal is not None else initial_rating().ordinal
+    return (-ordinal, entry.user_id)
+
+
+def _rerank(ladder: Ladder, partial: rules.Projection, before: dict, entries: dict) -> dict[int, int | None]:
+    """New places on a rating ladder after the ratings of ``partial``'s players changed.
+
+    The stored places are dense and sorted by ``rules.rank_key``. Only the places between the
+    movers' old places and the places their new keys belong at change: the window starts at the
+    movers' old places (or, for players new to the order, at their insertion place, found by binary
+    search: O(log n) lookups) and grows up past rows worse than the best new key and down past
+    rows better than the worst new key, in pages. Rows below the window move by the change in the
+    number of ranked players (one UPDATE). Returns the place of every row it loaded.
+    """
+    movers = set(partial.players)
+    new_keys = sorted(rules.rank_key(r) for r in partial.players.values() if rules.is_ranked(r))
+    old = sorted(place for place in before.values() if place is not None)
+    if not old and not new_keys:
+        return {}
+    if old:
+        low, high = old[0], old[-1]
+    else:
+        low = _insertion_place(ladder, new_keys[0])
+        high = low - 1
+    rows = {entry.position: entry for entry in _entries_at(ladder, list(range(low, high + 1)))}
+    page = 8
+    while new_keys and low > 1:  # upwards, past rows now below the best mover
+        above = _entries_at(ladder, list(range(max(1, low - page), low)))
+        for entry in reversed(above):
+            if _stored_key(entry) <= new_keys[0]:
+                break
+            rows[entry.position] = entry
+            low = entry.position
+        else:
+            page *= 2
+            if above:
+                continue
+        break
+    page = 8
+    while new_keys:  # downwards, past rows now above the worst mover
+        below = _entries_at(ladder, list(range(high + 1, high + 1 + page)))
+        for entry in below:
+            if _stored_key(entry) >= new_keys[-1]:
+                break
+            rows[entry.position] = entry
+            high = entry.position
+        else:
+            page *= 2
+            if len(below) == page // 2:
+                continue
+        break
+    stayers = [rows[place] for place in range(low, high + 1) if rows[place].user_id not in movers]
+    merged = sorted(
+        [(_stored_key(entry), entry.user_id) for entry in stayers]
+        + [(rules.rank_key(r), r.player) for r in partial.players.values() if rules.is_ranked(r)]
+    )
+    moved = len(new_keys) - len(old)
+    if moved:
+        _shift_below(ladder, high, moved)
+    for entry in stayers:
+        entries[entry.user_id] = entry
+    position: dict[int, int | None] = {player: None for player in movers}
+    position.update((player, low + index) for index, (_key, player) in enumerate(merged))
+    return position
+
+
+def _insertion_place(ladder: Ladder, key: tuple[float, int]) -> int:
+    """The first place whose row ranks below ``key`` (the bottom + 1 if none): binary search."""
+    low, high = 1, _bottom(ladder) + 1
+    while low < high:
+        middle = (low + high) // 2
+        entry = LadderEntry.objects.filter(ladder=ladder, position=middle).first()
+        if entry is None or _stored_key(entry) > key:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def ladder_verify(*, ladder: Ladder) -> dict:
-    """Recompute the hash chain and compare the stored standings with a fresh fold of the log."""
+    """Recompute the hash chain and compare the stored standings and rating history with a fresh
+    fold of the whole log."""
     ladder = Ladder.objects.get(pk=ladder.pk)  # the caller's copy may predate the last append
     rows = list(LadderEvent.objects.filter(ladder=ladder).order_by("seq"))
     links, previous = [], GENESIS_HASH
@@ -130,10 +392,9 @@ def ladder_verify(*, ladder: Ladder) -> dict:
         links.append((row.seq, computed, row.hash))
         previous = row.hash
     problems = chain_check(links, ladder.head_hash, owner="ladder")
-    projection = projection_of(ladder)
-    ranked = projection.ranked()
-    stored = dict(LadderEntry.objects.filter(ladder=ladder).values_list("user_id", "position"))
-    expected_positions = {p: (ranked.index(p) + 1 if p in ranked else None) for p in projection.players}
-    if stored != expected_positions:
+    projection = rules.project(ladder.kind, [rules.LogEvent(r.seq, r.kind, r.payload, r.at) for r in rows])
+    differences = rows_differ(ladder, projection)
+    if differences:
         problems.append("the stored standings differ from a fresh fold of the log")
+        problems.extend(differences[:5])
     return {"ladder": ladder.pk, "ok": not problems, "events": len(rows), "problems": problems}

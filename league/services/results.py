@@ -16,7 +16,7 @@ from kifu.locking import lock_by_id
 from ..models import Challenge, Ladder, LeagueGame, Match
 from ..scoring import ladder as rules
 from .challenges import decide_result
-from .log import event_append, ladder_lock, projection_rebuild
+from .log import event_append, ladder_lock, projection_advance
 from .matches import game_ranking, match_game_recorded
 
 
@@ -42,7 +42,7 @@ def league_game_finished(*, game_id, now: datetime | None = None) -> bool:
         return False
     record_game(ladder, game_link, now=now)
     if ladder is not None:
-        projection_rebuild(ladder)
+        projection_advance(ladder)
     return True
 
 
