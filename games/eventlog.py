@@ -374,7 +374,12 @@ class Appender:
             self._write_statement()
         else:
             self._write_orm()
-        notice = Notice(
+        transaction.on_commit(self.notice().send)
+
+    def notice(self) -> Notice:
+        """What leaves the process about this write once it is committed."""
+        game = self.game
+        return Notice(
             game_id=game.pk,
             seq=game.head_seq,
             window=game.window,
@@ -384,7 +389,6 @@ class Appender:
             retry_close=self.close_blocked,
             verdicts=[verdict_json(submission) for submission in self.decided],
         )
-        transaction.on_commit(notice.send)
 
     def _write_orm(self) -> None:
         if self.rows:
@@ -499,12 +503,14 @@ class Notice:
     window_opened: bool
     retry_close: bool
     verdicts: list[dict]
+    accounts: list[int] | None = None  # the seated accounts, when the writer knows them
 
     def send(self) -> None:
         notices.publish(
             self.game_id,
             {"seq": self.seq, "window": self.window or None, "finished": self.finished},
             verdicts=self.verdicts,
+            accounts=self.accounts,
         )
         for receiver, error in game_changed.send_robust(
             sender=Game, game_id=self.game_id, seq=self.seq, finished=self.finished

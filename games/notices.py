@@ -74,14 +74,15 @@ def _accounts(game_id) -> list[int]:
     return accounts
 
 
-def publish(game_id, notice: dict, *, verdicts: list[dict] = ()) -> None:
+def publish(game_id, notice: dict, *, verdicts: list[dict] = (), accounts: list[int] | None = None) -> None:
     """Announce a committed change of a game to its channel and to its seated accounts' channels,
     and hand each decided submission's verdict to the request waiting for it - all in one Redis
-    round trip. A verdict is a list ``kifu:verdict:<submission>`` that lives for a while, so a
-    request that starts waiting after the worker decided still finds it."""
+    round trip (``accounts``: the seated accounts, when the caller knows them). A verdict is a
+    list ``kifu:verdict:<submission>`` that lives for a while, so a request that starts waiting
+    after the worker decided still finds it."""
     message = {"game": str(game_id), **notice}
     try:
-        accounts = _accounts(game_id)
+        accounts = _accounts(game_id) if accounts is None else accounts
     except Exception:
         log.warning("could not list the accounts of game %s", game_id, exc_info=True)
         accounts = []

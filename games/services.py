@@ -32,7 +32,7 @@ from .errors import ServiceError
 from .eventlog import Appender, running_seats
 from .eventlog import lock as _lock
 from .meta import MetaError, spectator_delay_check
-from .models import Game, MatureConsent, Seat, Submission
+from .models import Event, Game, MatureConsent, Seat, Submission
 from .notices import account_notice
 from .records import canonical_json
 from .signals import advance_due
@@ -112,6 +112,84 @@ def game_create(
         transaction.on_commit(lambda: account_notice(invited, {"game": str(game_id), "invitation": True}))
     _start_if_ready(game, engine)
     return game
+
+
+def games_create_many(
+    *, engine_slug: str, config: dict | None, seatings: Sequence[Sequence[AbstractBaseUser]], created_by
+) -> list[Game]:
+    """Many server games of one engine and config at once, for an event pairing its own players
+    (a season's fixtures): each is made as ``game_create(..., consent=True)`` makes it (seats
+    accepted, the organiser moderates) and started as it starts (setup, the deal from its own seed,
+    the head projection), in a constant number of statements whatever the number of games: the
+    games, their seats and their first events are one bulk insert each. No time controls or seat
+    names (``game_create`` has them).
+
+    In a mature game only the creator's seat is accepted (the others are invited and accept for
+    themselves, and the game waits); every player must have consented, checked in one query. The
+    notices each new game gets leave after commit, as ``game_create``'s do.
+    """
+    if not seatings:
+        return []
+    try:
+        engine = get_engine(engine_slug)
+        configs = {size: engine.validate_setup(config, size) for size in {len(seats) for seats in seatings}}
+    except RuleError as error:
+        raise ServiceError(error.code, error.message) from None
+    for seats in seatings:
+        if len({user.pk for user in seats}) != len(seats):
+            raise ServiceError("duplicate_player", "a player can hold only one seat of a game")
+    if engine.mature:
+        users = {user.pk: user for seats in seatings for user in seats} | {created_by.pk: created_by}
+        consented = set(MatureConsent.objects.filter(user_id__in=list(users)).values_list("user_id", flat=True))
+        if len(consented) < len(users):
+            _require_consent([users[pk] for pk in users if pk not in consented])
+    now = timezone.now()
+    games, seats_rows, events, notes, invitations = [], [], [], [], []
+    for seats in seatings:
+        seed = secrets.token_hex(32)
+        game = Game(
+            engine=engine.slug,
+            rules_version=engine.rules_version,
+            config=configs[len(seats)],
+            seed=seed,
+            seed_sha256=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
+            created_by=created_by,
+            organised=True,
+            meta={},
+        )
+        accepted = [not engine.mature or user == created_by for user in seats]
+        invited = [user.pk for user, ok in zip(seats, accepted, strict=True) if not ok]
+        if invited:
+            invitations.append((invited, {"game": str(game.pk), "invitation": True}))
+        for index, user in enumerate(seats):
+            seats_rows.append(
+                Seat(
+                    game=game,
+                    index=index,
+                    user=user,
+                    name=user.get_username(),
+                    accepted_at=now if accepted[index] else None,
+                )
+            )
+        if all(accepted):
+            game.status, game.started_at = Game.Status.RUNNING, now
+            appender = Appender(game=game, engine=engine, state=engine.setup(game.config, len(seats)))
+            appender.settle()
+            game.state = engine.dump_state(appender.state)
+            game.actors = [] if game.status == Game.Status.FINISHED else sorted(engine.actors(appender.state))
+            events.extend(appender.rows)
+            note = appender.notice()
+            note.accounts = [user.pk for user in seats]
+            notes.append(note)
+        games.append(game)
+    Game.objects.bulk_create(games)
+    Seat.objects.bulk_create(seats_rows)
+    Event.objects.bulk_create(events)
+    for note in notes:
+        transaction.on_commit(note.send)
+    for invited, notice in invitations:
+        transaction.on_commit(lambda users=invited, notice=notice: account_notice(users, notice))
+    return games
 
 
 FORFEIT_REASON_LENGTH = 100
