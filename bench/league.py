@@ -195,6 +195,90 @@ def rating_result_runs(count: int, repeat: int, *, profile: bool = False):
     return times[1:]
 
 
+DIVISION = 26  # players per division: a double round robin of 26 is 650 games
+
+
+def season_start_runs(games: int, repeat: int, *, profile: bool = False):
+    """Time ``season_start`` of a league of double round robins of 26 whose season makes about
+    ``games`` games (650 per division); a fresh league each run, no warm-up run (the first is
+    as cold as the others: the same club, engine and code paths ran during seeding)."""
+    from league.seasons import services as seasons
+    from league.seasons.models import LeaguePlayer
+
+    divisions = max(1, round(games / (DIVISION * (DIVISION - 1))))
+    club, organiser, members = _club(f"se{games}", divisions * DIVISION)
+    times = []
+    for run in range(repeat):
+        league = seasons.league_create(
+            club_id=club.pk, by=organiser, name=f"L{run}", engine="nine-card", cycles=2, divisions=divisions, now=T0
+        )
+        LeaguePlayer.objects.bulk_create(
+            [LeaguePlayer(league=league, user=m, added_at=T0 + timedelta(seconds=i)) for i, m in enumerate(members)]
+        )
+        try:
+            times.append(
+                _timed(
+                    lambda lg=league: seasons.season_start(league_id=lg.pk, by=organiser, now=T0),
+                    profile=profile and run == repeat - 1,
+                )
+            )
+        except Exception as error:  # the old code refuses large seasons
+            return {"refused": getattr(error, "code", repr(error))}
+    return times
+
+
+def standings_runs(count: int, repeat: int, *, profile: bool = False):
+    """Time ``league.tournaments.standings.standings_rows`` of a Swiss event of ``count`` players
+    after 7 rounds (paired top-down by score, the lower number wins, every fifth board drawn),
+    its boards written in bulk (no games: standings read the boards)."""
+    from league.models import Tournament, TournamentBoard, TournamentEntry, TournamentRound
+    from league.tournaments import lifecycle
+    from league.tournaments.standings import standings_rows
+
+    club, organiser, members = _club(f"sw{count}", count)
+    tournament = lifecycle.tournament_create(
+        club_id=club.pk, by=organiser, name=f"Swiss {count}", engine="nine-card", format="swiss", rounds=7, now=T0
+    )
+    TournamentEntry.objects.bulk_create(
+        [TournamentEntry(tournament=tournament, user=m, number=i + 1, created_at=T0) for i, m in enumerate(members)]
+    )
+    number = {m.pk: i + 1 for i, m in enumerate(members)}
+    score = dict.fromkeys(number, 0.0)
+    boards = []
+    for round_number in range(1, 8):
+        order = sorted(score, key=lambda p: (-score[p], number[p]))
+        for board, index in enumerate(range(0, len(order) - 1, 2), start=1):
+            a, b = sorted(order[index : index + 2], key=number.get)
+            first = 0.5 if board % 5 == 0 else 1.0
+            score[a] += first
+            score[b] += 1.0 - first
+            boards.append(
+                TournamentBoard(
+                    tournament=tournament,
+                    round=round_number,
+                    number=board,
+                    first_id=a,
+                    second_id=b,
+                    players=[a, b],
+                    score_first=first,
+                    points={str(a): first, str(b): 1.0 - first},
+                    placements=[[a, b]] if first == 0.5 else [[a], [b]],
+                    decided_by="game",
+                    finished_at=T0 + timedelta(days=round_number),
+                )
+            )
+    TournamentBoard.objects.bulk_create(boards, batch_size=2000)
+    TournamentRound.objects.bulk_create(
+        [TournamentRound(tournament=tournament, number=n, created_at=T0 + timedelta(days=n)) for n in range(1, 8)]
+    )
+    Tournament.objects.filter(pk=tournament.pk).update(status="running", current_round=7, rounds=7, started_at=T0)
+    tournament.refresh_from_db()
+    times = []
+    for run in range(repeat + 1):
+        times.append(_timed(lambda: standings_rows(tournament), profile=profile and run == repeat))
+    return times[1:]
+
+
 def _timed(call, *, profile: bool = False) -> tuple[float, float]:
     profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), time.process_time()
@@ -206,12 +290,24 @@ def _timed(call, *, profile: bool = False) -> tuple[float, float]:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if profiler:
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
         print(out.getvalue(), file=sys.stderr)
     return wall * 1000, cpu * 1000
 
 
-WORKLOADS = {"challenge": challenge_result_runs, "rating": rating_result_runs}
+WORKLOADS = {
+    "challenge": challenge_result_runs,
+    "rating": rating_result_runs,
+    "season": season_start_runs,
+    "standings": standings_runs,
+}
+# (workload, smaller size, larger size, target ratio, what the size counts)
+PAIRS = [
+    ("challenge", 100, 10_000, 2.0, "players"),
+    ("rating", 100, 10_000, 2.0, "players"),
+    ("season", 1_300, 10_400, 12.0, "games"),
+    ("standings", 250, 2_000, 16.0, "players"),
+]
 
 
 def worker(args) -> None:
@@ -273,7 +369,8 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--server-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--profile", choices=sorted(WORKLOADS))
-    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=1000, help="the size of --profile's workload")
+    parser.add_argument("--only", nargs="*", choices=sorted(WORKLOADS), help="measure only these workloads")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tree", default=str(HERE), help=argparse.SUPPRESS)
     parser.add_argument("--measure", nargs="*", default=[], help=argparse.SUPPRESS)
@@ -287,6 +384,31 @@ def main() -> None:
         result = run_tree(tree, [f"{args.profile}:{args.players}"], args, profile=True)
         print(result)
         return
+    pairs = [pair for pair in PAIRS if not args.only or pair[0] in args.only]
+    measure = [f"{name}:{size}" for name, small, large, _t, _w in pairs for size in (small, large)]
+    trees = [("this tree", tree)]
+    if not args.no_baseline:
+        trees.append((f"old ({args.baseline})", baseline_tree(args.baseline)))
+    figures = {}
+    for label, path in trees:
+        print(f"measuring {label} ({path}) ...", flush=True)
+        figures[label] = run_tree(path, measure, args)
+    print(f"\nms per call, wall: min median (CPU median); {args.repeat} repeats; ratio = larger / smaller (medians)")
+    print(f"{'workload':<11} {'tree':<16} {'smaller':>28} {'larger':>28} {'ratio':>7} {'target':>7}")
+    for name, small, large, target, what in pairs:
+        for label, _path in trees:
+            got = figures[label]
+            a, b = got[f"{name}:{small}"], got[f"{name}:{large}"]
+            cells = []
+            for size, times in ((small, a), (large, b)):
+                text = f"refused ({times['refused']})" if isinstance(times, dict) else summary(times)
+                cells.append(f"{size:>6} {what[:4]}: {text}")
+            ratio = (
+                statistics.median(t[0] for t in b) / statistics.median(t[0] for t in a)
+                if isinstance(a, list) and isinstance(b, list)
+                else float("nan")
+            )
+            print(f"{name:<11} {label:<16} {cells[0]:>28} {cells[1]:>28} {ratio:>6.1f}x {target:>6.0f}x")
 
 
 if __name__ == "__main__":

@@ -190,7 +190,7 @@ def projection_rebuild(ladder: Ladder) -> rules.Projection:
                 setattr(entry, name, value)
             changed.append(entry)
     LadderEntry.objects.filter(ladder=ladder).exclude(user_id__in=list(expected)).delete()
-    LadderEntry.objects.bulk_update(changed, ENTRY_FIELDS, batch_size=1000)
+    save_entries(changed)
     LadderEntry.objects.bulk_create(created, batch_size=1000)
     points = [_point(ladder, change) for change in projection.history]
     stored = [_point_row(p) for p in RatingPoint.objects.filter(ladder=ladder).order_by("seq", "user_id")]
@@ -259,7 +259,7 @@ def _advance(ladder: Ladder, event: rules.LogEvent) -> None:
             position[players[0]] = None
             _shift_below(ladder, places[0], -1)
     else:
-        position = _rerank(ladder, partial, before, entries)
+        position = _rerank(ladder, partial, before)
     _write(ladder, partial, entries, position)
     RatingPoint.objects.bulk_create([_point(ladder, change) for change in partial.history])
 
@@ -296,89 +296,122 @@ def _write(ladder: Ladder, partial: rules.Projection, entries: dict, position: d
     for player, record in partial.players.items():
         if player not in entries:
             created.append(LadderEntry(ladder=ladder, user_id=player, **entry_values(record, position.get(player))))
-    LadderEntry.objects.bulk_update(changed, ENTRY_FIELDS)
+    save_entries(changed)
     LadderEntry.objects.bulk_create(created)
 
 
+BULK_UPDATE_ROWS = 40
+
+
+def save_entries(changed: list[LadderEntry]) -> None:
+    """Write back changed rows. A few go by ``bulk_update``; many are deleted and inserted again
+    with the same ids instead, because ``bulk_update`` writes one ``CASE`` of a branch per row per
+    column, and PostgreSQL's JIT compiler, which such a statement's cost switches on, can spend
+    minutes (uninterruptibly) on thousands of branches."""
+    if len(changed) <= BULK_UPDATE_ROWS:
+        LadderEntry.objects.bulk_update(changed, ENTRY_FIELDS)
+        return
+    LadderEntry.objects.filter(pk__in=[entry.pk for entry in changed]).delete()
+    LadderEntry.objects.bulk_create(changed, batch_size=1000)
+
+
 # ---- a rating ladder's order ------------------------------------------------------------------
-def _stored_key(entry: LadderEntry) -> tuple[float, int]:
-    ordinal = entry.ordinal if entry.ordinal is not None else initial_rating().ordinal
-    return (-ordinal, entry.user_id)
+def _rerank(ladder: Ladder, partial: rules.Projection, before: dict) -> dict[int, int | None]:
+    """New places on a rating ladder after the ratings of ``partial``'s players (the movers) changed.
 
-
-def _rerank(ladder: Ladder, partial: rules.Projection, before: dict, entries: dict) -> dict[int, int | None]:
-    """New places on a rating ladder after the ratings of ``partial``'s players changed.
-
-    The stored places are dense and sorted by ``rules.rank_key``. Only the places between the
-    movers' old places and the places their new keys belong at change: the window starts at the
-    movers' old places (or, for players new to the order, at their insertion place, found by binary
-    search: O(log n) lookups) and grows up past rows worse than the best new key and down past
-    rows better than the worst new key, in pages. Rows below the window move by the change in the
-    number of ranked players (one UPDATE). Returns the place of every row it loaded.
+    The stored places are dense and sorted by ``rules.rank_key``. The movers move one at a time, so
+    that the stored order stays sorted between moves: a mover's new place is found by galloping from
+    its old place towards its new key (binary search for a player new to the order): O(log of the
+    distance) single-row lookups on the (ladder, position) index; the rows it passes move one place
+    the other way in one ranged UPDATE - the rows whose place changes, and no others, are written.
+    Returns each mover's place (None: off the order).
     """
-    movers = set(partial.players)
-    new_keys = sorted(rules.rank_key(r) for r in partial.players.values() if rules.is_ranked(r))
-    old = sorted(place for place in before.values() if place is not None)
-    if not old and not new_keys:
-        return {}
-    if old:
-        low, high = old[0], old[-1]
-    else:
-        low = _insertion_place(ladder, new_keys[0])
-        high = low - 1
-    rows = {entry.position: entry for entry in _entries_at(ladder, list(range(low, high + 1)))}
-    page = 8
-    while new_keys and low > 1:  # upwards, past rows now below the best mover
-        above = _entries_at(ladder, list(range(max(1, low - page), low)))
-        for entry in reversed(above):
-            if _stored_key(entry) <= new_keys[0]:
-                break
-            rows[entry.position] = entry
-            low = entry.position
+    current = dict(before)
+    moved_keys: dict[int, tuple[float, int]] = {}  # movers already placed: their stored key is stale
+
+    def key_at(place: int) -> tuple[float, int] | None:
+        row = LadderEntry.objects.filter(ladder=ladder, position=place).values_list("user_id", "ordinal").first()
+        if row is None:
+            return None
+        user_id, ordinal = row
+        if user_id in moved_keys:
+            return moved_keys[user_id]
+        return (-(ordinal if ordinal is not None else initial_rating().ordinal), user_id)
+
+    def shift(low: int, high: int | None, by: int) -> None:
+        rows = LadderEntry.objects.filter(ladder=ladder, position__gte=low)
+        if high is not None:
+            rows = rows.filter(position__lte=high)
+        rows.update(position=F("position") + by)
+        for player, place in current.items():
+            if place is not None and place >= low and (high is None or place <= high):
+                current[player] = place + by
+
+    for player, record in partial.players.items():
+        old = current.get(player)
+        key = rules.rank_key(record) if rules.is_ranked(record) else None
+        if key is None:
+            if old is not None:
+                _place(ladder, player, None)
+                current[player] = None
+                shift(old + 1, None, -1)
+            continue
+        if old is None:
+            new = _search(key_at, key, 1, _bottom(ladder) + 1)
+            shift(new, None, +1)
         else:
-            page *= 2
-            if above:
-                continue
-        break
-    page = 8
-    while new_keys:  # downwards, past rows now above the worst mover
-        below = _entries_at(ladder, list(range(high + 1, high + 1 + page)))
-        for entry in below:
-            if _stored_key(entry) >= new_keys[-1]:
-                break
-            rows[entry.position] = entry
-            high = entry.position
-        else:
-            page *= 2
-            if len(below) == page // 2:
-                continue
-        break
-    stayers = [rows[place] for place in range(low, high + 1) if rows[place].user_id not in movers]
-    merged = sorted(
-        [(_stored_key(entry), entry.user_id) for entry in stayers]
-        + [(rules.rank_key(r), r.player) for r in partial.players.values() if rules.is_ranked(r)]
-    )
-    moved = len(new_keys) - len(old)
-    if moved:
-        _shift_below(ladder, high, moved)
-    for entry in stayers:
-        entries[entry.user_id] = entry
-    position: dict[int, int | None] = {player: None for player in movers}
-    position.update((player, low + index) for index, (_key, player) in enumerate(merged))
-    return position
+            new = _gallop(key_at, key, old)
+            if new < old:
+                shift(new, old - 1, +1)
+            elif new > old:
+                shift(old + 1, new, -1)
+        _place(ladder, player, new)
+        current[player] = new
+        moved_keys[player] = key
+    return {player: current.get(player) for player in partial.players}
 
 
-def _insertion_place(ladder: Ladder, key: tuple[float, int]) -> int:
-    """The first place whose row ranks below ``key`` (the bottom + 1 if none): binary search."""
-    low, high = 1, _bottom(ladder) + 1
+def _place(ladder: Ladder, player: int, place: int | None) -> None:
+    LadderEntry.objects.filter(ladder=ladder, user_id=player).update(position=place)
+
+
+def _search(key_at, key: tuple, low: int, high: int) -> int:
+    """The first place in [low, high) whose row ranks below ``key``, else ``high``."""
     while low < high:
         middle = (low + high) // 2
-        entry = LadderEntry.objects.filter(ladder=ladder, position=middle).first()
-        if entry is None or _stored_key(entry) > key:
+        found = key_at(middle)
+        if found is None or found > key:
             high = middle
         else:
             low = middle + 1
     return low
+
+
+def _gallop(key_at, key: tuple, old: int) -> int:
+    """The new place of the row at ``old`` whose key is now ``key``: steps of 1, 2, 4... from
+    ``old`` until a row that stays on the same side, then a binary search in the last step."""
+    above = key_at(old - 1) if old > 1 else None
+    if above is not None and above > key:  # up: past rows now ranked below it
+        step, near = 1, old - 1  # near: the highest place known to hold a row below the key
+        while True:
+            probe = max(1, old - 2 * step)
+            found = key_at(probe)
+            if found is None or found < key:  # probe stays above: the place is in (probe, near]
+                return _search(key_at, key, probe + 1, near + 1)
+            near, step = probe, step * 2
+            if probe == 1:
+                return 1
+    below = key_at(old + 1)
+    if below is not None and below < key:  # down: past rows now ranked above it
+        step, near = 1, old + 1  # near: the lowest place known to hold a row above the key
+        while True:
+            probe = old + 2 * step
+            found = key_at(probe)
+            if found is None or found > key:  # probe is below (or past the bottom)
+                # the rows in (old, probe) that rank above the key move up one; the mover takes the last
+                return _search(key_at, key, near + 1, probe) - 1
+            near, step = probe, step * 2
+    return old
 
 
 def ladder_verify(*, ladder: Ladder) -> dict:

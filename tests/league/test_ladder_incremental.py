@@ -117,7 +117,7 @@ def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(
         return "settings"
 
     done: Counter = Counter()
-    for step in range(1, 1501):
+    for step in range(1, 1001):
         clock.advance(hours=rng.choice([1, 3, 8, 20]))
         try:
             done[operate(clock.now)] += 1
@@ -130,7 +130,7 @@ def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(
     # Every kind of event happened, many times: the comparison above covered them all.
     for kind in rules.EVENT_KINDS:
         assert kinds[kind] >= (1 if kind in (rules.LADDER_CREATED, rules.SETTINGS_CHANGED) else 10), (kind, kinds)
-    assert sum(kinds.values()) > 1000, kinds
+    assert sum(kinds.values()) > 700, kinds
 
 
 def _rated(ladder, ranking: list[list[int]], now, *, rated: bool = True) -> None:
@@ -148,7 +148,7 @@ def test_a_rating_ladder_after_thousands_of_random_operations_matches_a_fold(clu
     club, organiser, members = club_with(30)
     ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", kind="rating", now=clock.now)
     done: Counter = Counter()
-    for step in range(1, 1501):
+    for step in range(1, 1001):
         clock.advance(hours=2)
         now = clock.now
         roll = rng.random()
@@ -161,7 +161,8 @@ def test_a_rating_ladder_after_thousands_of_random_operations_matches_a_fold(clu
             except services.ServiceError:
                 done["join refused"] += 1
         elif roll < 0.12 and active:
-            user = next(m for m in members if m.pk == rng.choice(sorted(active)))
+            picked = rng.choice(sorted(active))
+            user = next(m for m in members if m.pk == picked)
             services.ladder_withdraw(ladder_id=ladder.pk, by=organiser, player=user, now=now)
             done["withdraw"] += 1
         elif roll < 0.95:
@@ -182,8 +183,8 @@ def test_a_rating_ladder_after_thousands_of_random_operations_matches_a_fold(clu
         if step % 100 == 0:
             assert_matches_fold(ladder)
     assert_matches_fold(ladder)
-    assert done["result"] > 1000 and done["join"] > 20 and done["withdraw"] > 20 and done["correction"] > 20, done
-    assert RatingPoint.objects.filter(ladder=ladder).count() > 2000
+    assert done["result"] > 700 and done["join"] > 20 and done["withdraw"] > 20 and done["correction"] > 20, done
+    assert RatingPoint.objects.filter(ladder=ladder).count() > 1500
 
 
 def _snapshot(ladder) -> dict[int, tuple]:
@@ -221,18 +222,21 @@ def test_a_result_writes_only_the_rows_it_changes_and_refolds_nothing(club_with,
     assert_matches_fold(ladder)
 
 
-def test_a_results_cost_in_queries_does_not_grow_with_the_ladder(club_with, clock):
+def test_a_rated_result_reads_single_rows_not_the_ladder(club_with, clock):
+    """On a rating ladder the movers find their new places by single-row lookups (galloping from
+    the old place) and the rows they pass move in one ranged UPDATE: no query reads the ladder."""
     club, organiser, members = club_with(60)
-    counts = []
-    for size, engine in ((10, "nine-card"), (60, "1234")):
-        ladder = services.ladder_create(club_id=club.pk, by=organiser, engine=engine, kind="rating", now=clock.now)
-        for member in members[:size]:
-            services.ladder_join(ladder_id=ladder.pk, by=member, now=clock.now)
-        for index in range(size):
-            _rated(ladder, [[members[index].pk], [members[(index + 1) % size].pk]], clock.now)
-        first, second = members[3], members[7]
-        with CaptureQueriesContext(connection) as queries:
-            _rated(ladder, [[first.pk], [second.pk]], clock.now)
-        counts.append(len(queries.captured_queries))
-        assert_matches_fold(ladder)
-    assert counts[1] <= counts[0] + 4, counts  # a few more pages of the window, not a row per player
+    ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", kind="rating", now=clock.now)
+    for member in members:
+        services.ladder_join(ladder_id=ladder.pk, by=member, now=clock.now)
+    for index in range(60):
+        _rated(ladder, [[members[index].pk], [members[(index + 7) % 60].pk]], clock.now)
+    with CaptureQueriesContext(connection) as queries:
+        _rated(ladder, [[members[50].pk], [members[3].pk]], clock.now)
+    reads = [
+        q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT") and "league_ladderentry" in q["sql"]
+    ]
+    assert reads and all("LIMIT 1" in sql or '"user_id" IN' in sql or "MAX(" in sql for sql in reads), reads
+    writes = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "league_ladderentry"')]
+    assert all("WHERE" in sql for sql in writes), writes
+    assert_matches_fold(ladder)
