@@ -99,7 +99,7 @@ def challenge_create(*, ladder_id, by, defender, now: datetime | None = None) ->
                 status=409,
             )
     try:
-        sides = LadderEntry.objects.filter(ladder=ladder, user_id__in=[by.pk, defender.pk])
+        sides = LadderEntry.objects.filter(ladder=ladder, user_id__in=[by.pk, defender.pk]).order_by()
         entries = {entry.user_id: entry for entry in sides}
         positions = {player: entry.position for player, entry in entries.items()}
         free_left = entries[by.pk].free_challenges_left if by.pk in entries else 0

@@ -155,7 +155,7 @@ def fold_rows(projection: rules.Projection) -> dict[int, dict]:
 
 
 def stored_rows(ladder: Ladder) -> dict[int, dict]:
-    rows = LadderEntry.objects.filter(ladder=ladder).values("user_id", *ENTRY_FIELDS)
+    rows = LadderEntry.objects.filter(ladder=ladder).order_by().values("user_id", *ENTRY_FIELDS)
     return {row.pop("user_id"): row for row in rows}
 
 
@@ -179,7 +179,7 @@ def projection_rebuild(ladder: Ladder) -> rules.Projection:
     writing only the rows that differ (a correction; the admin's rebuild)."""
     projection = projection_of(ladder)
     expected = fold_rows(projection)
-    entries = {entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder)}
+    entries = {entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder).order_by()}
     changed, created = [], []
     for player, values in expected.items():
         entry = entries.get(player)
@@ -238,7 +238,9 @@ def _advance(ladder: Ladder, event: rules.LogEvent) -> None:
     players = rules.event_players(event.kind, event.payload)
     if not players:
         return
-    entries = {entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder, user_id__in=players)}
+    entries = {
+        entry.user_id: entry for entry in LadderEntry.objects.filter(ladder=ladder, user_id__in=players).order_by()
+    }
     before = {player: entry.position for player, entry in entries.items()}
     partial = rules.Projection(kind=ladder.kind, settings=ladder.settings)
     partial.players = {player: record_of(entry) for player, entry in entries.items()}
@@ -252,6 +254,14 @@ def _advance(ladder: Ladder, event: rules.LogEvent) -> None:
         if event.kind == rules.PLAYER_JOINED and not (players[0] in entries and entries[players[0]].active):
             places = [_bottom(ladder) + 1]
     rules.apply_event(partial, event)
+    new = [
+        LadderEntry(ladder=ladder, user_id=p, **entry_values(r, None))
+        for p, r in partial.players.items()
+        if p not in entries
+    ]
+    if new:  # rows first (off the order), so that placing the movers one by one sees them all
+        LadderEntry.objects.bulk_create(new)
+        entries.update((entry.user_id, entry) for entry in new)
     if ladder.kind == rules.CHALLENGE:
         position = {player: before.get(player) for player in partial.players}
         position.update(zip(partial.order, places, strict=False))
@@ -282,8 +292,8 @@ def _shift_below(ladder: Ladder, place: int, by: int) -> None:
 
 
 def _write(ladder: Ladder, partial: rules.Projection, entries: dict, position: dict) -> None:
-    """Write back the rows whose values changed: one bulk_update, one bulk_create."""
-    changed, created = [], []
+    """Write back the rows whose values changed (every player's row exists by now)."""
+    changed = []
     for player, entry in entries.items():
         if player in partial.players:
             values = entry_values(partial.players[player], position.get(player))
@@ -293,11 +303,7 @@ def _write(ladder: Ladder, partial: rules.Projection, entries: dict, position: d
             for name, value in values.items():
                 setattr(entry, name, value)
             changed.append(entry)
-    for player, record in partial.players.items():
-        if player not in entries:
-            created.append(LadderEntry(ladder=ladder, user_id=player, **entry_values(record, position.get(player))))
     save_entries(changed)
-    LadderEntry.objects.bulk_create(created)
 
 
 BULK_UPDATE_ROWS = 40
@@ -330,7 +336,8 @@ def _rerank(ladder: Ladder, partial: rules.Projection, before: dict) -> dict[int
     moved_keys: dict[int, tuple[float, int]] = {}  # movers already placed: their stored key is stale
 
     def key_at(place: int) -> tuple[float, int] | None:
-        row = LadderEntry.objects.filter(ladder=ladder, position=place).values_list("user_id", "ordinal").first()
+        rows = LadderEntry.objects.filter(ladder=ladder, position=place).order_by("pk")
+        row = rows.values_list("user_id", "ordinal").first()
         if row is None:
             return None
         user_id, ordinal = row
@@ -360,7 +367,7 @@ def _rerank(ladder: Ladder, partial: rules.Projection, before: dict) -> dict[int
             new = _search(key_at, key, 1, _bottom(ladder) + 1)
             shift(new, None, +1)
         else:
-            new = _gallop(key_at, key, old)
+            new = _new_place(ladder, key, old, moved_keys)
             if new < old:
                 shift(new, old - 1, +1)
             elif new > old:
@@ -387,31 +394,41 @@ def _search(key_at, key: tuple, low: int, high: int) -> int:
     return low
 
 
-def _gallop(key_at, key: tuple, old: int) -> int:
-    """The new place of the row at ``old`` whose key is now ``key``: steps of 1, 2, 4... from
-    ``old`` until a row that stays on the same side, then a binary search in the last step."""
-    above = key_at(old - 1) if old > 1 else None
-    if above is not None and above > key:  # up: past rows now ranked below it
-        step, near = 1, old - 1  # near: the highest place known to hold a row below the key
-        while True:
-            probe = max(1, old - 2 * step)
-            found = key_at(probe)
-            if found is None or found < key:  # probe stays above: the place is in (probe, near]
-                return _search(key_at, key, probe + 1, near + 1)
-            near, step = probe, step * 2
-            if probe == 1:
-                return 1
-    below = key_at(old + 1)
-    if below is not None and below < key:  # down: past rows now ranked above it
-        step, near = 1, old + 1  # near: the lowest place known to hold a row above the key
-        while True:
-            probe = old + 2 * step
-            found = key_at(probe)
-            if found is None or found > key:  # probe is below (or past the bottom)
-                # the rows in (old, probe) that rank above the key move up one; the mover takes the last
-                return _search(key_at, key, near + 1, probe) - 1
-            near, step = probe, step * 2
-    return old
+def _new_place(ladder: Ladder, key: tuple, old: int, moved_keys: dict) -> int:
+    """The new place of the row at ``old`` whose key is now ``key``: the rows next to it are read in
+    pages of 64, 128, 256... places in the direction it moves (one range query each, on the
+    (ladder, position) index), until a row that stays on the same side: O(log of the distance)
+    queries for the rows it passes, which are the rows whose place changes anyway."""
+    keys: dict[int, tuple] = {}
+
+    def fetch(low: int, high: int) -> None:
+        rows = LadderEntry.objects.filter(ladder=ladder, position__gte=max(1, low), position__lte=high)
+        for place, user_id, ordinal in rows.order_by().values_list("position", "user_id", "ordinal"):
+            stored = (-(ordinal if ordinal is not None else initial_rating().ordinal), user_id)
+            keys[place] = moved_keys.get(user_id, stored)
+
+    size = 64
+    fetch(old - size, old + size)
+    low, high = old - size, old + size
+    place = old
+    while place - 1 >= 1:  # up, past rows that now rank below it
+        if place - 1 < low:
+            size *= 2
+            fetch(low - size, low - 1)
+            low -= size
+        if keys[place - 1] < key:
+            break
+        place -= 1
+    if place != old:
+        return place
+    while True:  # down, past rows that now rank above it
+        if place + 1 > high:
+            size *= 2
+            fetch(high + 1, high + size)
+            high += size
+        if place + 1 not in keys or keys[place + 1] > key:
+            return place
+        place += 1
 
 
 def ladder_verify(*, ladder: Ladder) -> dict:

@@ -129,7 +129,7 @@ def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(
     kinds = Counter(LadderEvent.objects.filter(ladder=ladder).values_list("kind", flat=True))
     # Every kind of event happened, many times: the comparison above covered them all.
     for kind in rules.EVENT_KINDS:
-        assert kinds[kind] >= (1 if kind in (rules.LADDER_CREATED, rules.SETTINGS_CHANGED) else 10), (kind, kinds)
+        assert kinds[kind] >= (1 if kind in (rules.LADDER_CREATED, rules.SETTINGS_CHANGED) else 5), (kind, kinds)
     assert sum(kinds.values()) > 700, kinds
 
 
@@ -223,8 +223,8 @@ def test_a_result_writes_only_the_rows_it_changes_and_refolds_nothing(club_with,
 
 
 def test_a_rated_result_reads_single_rows_not_the_ladder(club_with, clock):
-    """On a rating ladder the movers find their new places by single-row lookups (galloping from
-    the old place) and the rows they pass move in one ranged UPDATE: no query reads the ladder."""
+    """On a rating ladder the movers read the places next to them in growing pages (ranges of
+    places) and the rows they pass move in one ranged UPDATE: no query reads the whole ladder."""
     club, organiser, members = club_with(60)
     ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", kind="rating", now=clock.now)
     for member in members:
@@ -236,7 +236,9 @@ def test_a_rated_result_reads_single_rows_not_the_ladder(club_with, clock):
     reads = [
         q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT") and "league_ladderentry" in q["sql"]
     ]
-    assert reads and all("LIMIT 1" in sql or '"user_id" IN' in sql or "MAX(" in sql for sql in reads), reads
+    bounded = ("LIMIT 1", '"user_id" IN', "MAX(", '"position" <=')
+    assert reads and all(any(mark in sql for mark in bounded) for sql in reads), reads
+    assert not any("league_club" in sql for sql in reads), reads  # no join for the default ordering
     writes = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "league_ladderentry"')]
     assert all("WHERE" in sql for sql in writes), writes
     assert_matches_fold(ladder)
