@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from math import comb
 from operator import ge
 
@@ -58,6 +58,7 @@ from .base import (
     Param,
     UnexpectedChance,
     WindowClosed,
+    evolve,
     require_param,
 )
 
@@ -336,7 +337,7 @@ class TwentyTwo(Engine):
         )
         if config["stakes_enabled"]:
             stake = config["stake"]
-            state = _evolve(
+            state = evolve(
                 state,
                 balances=tuple(b - stake for b in state.balances),
                 pot=stake * seats,
@@ -450,7 +451,7 @@ class TwentyTwo(Engine):
                     f"dealer_pick must name one of seats {list(state.draw_pool)}, not {dealer!r}",
                     code="bad_dealer_pick",
                 )
-            return _evolve(state, phase="deal", dealer=dealer, last_draw=())
+            return evolve(state, phase="deal", dealer=dealer, last_draw=())
         if due == "dealer_draw":
             return self._apply_dealer_draw(state, data)
         return self._apply_deal(state, data)
@@ -482,7 +483,7 @@ class TwentyTwo(Engine):
                 bad(f"the last round of the dealer draw must have one highest card; seats {sorted(pool)} tie")
             if not last and len(pool) == 1:
                 bad(f"round {number} already has a single highest card; no further round may follow")
-        return _evolve(state, phase="deal", dealer=pool.pop(), last_draw=tuple(parsed))
+        return evolve(state, phase="deal", dealer=pool.pop(), last_draw=tuple(parsed))
 
     def _apply_deal(self, state: TwentyTwoState, data: dict) -> TwentyTwoState:
         hands, stock = data.get("hands"), data.get("stock")
@@ -509,7 +510,7 @@ class TwentyTwo(Engine):
         if not all(isinstance(c, str) for c in dealt) or sorted(dealt) != sorted(self._available(state)):
             bad("the hands and the stock must hold every card of the pack once, except the penalty piles")
         empty = tuple(() for _ in range(state.seats))
-        state = _evolve(
+        state = evolve(
             state,
             deal_no=state.deal_no + 1,
             deal_size=size,
@@ -524,7 +525,7 @@ class TwentyTwo(Engine):
             leader=self._next_active(state, state.dealer),
         )
         if state.config["exchange_enabled"]:
-            return _evolve(state, phase="exchange", exchange_queue=self._deal_order(state))
+            return evolve(state, phase="exchange", exchange_queue=self._deal_order(state))
         return self._start_play(state)
 
     # ---- turns --------------------------------------------------------------------------------
@@ -549,7 +550,8 @@ class TwentyTwo(Engine):
             return []
         hand = state.hands[seat]
         if state.phase == "exchange":
-            return [{"type": "exchange", "cards": [*c]} for c in _subsets(hand, min(len(hand), len(state.stock)))]
+            subsets = _subsets(hand, min(len(hand), len(state.stock)))
+            return [{"type": "exchange", "cards": cards} for cards in map(list, subsets)]
         if state.phase == "buy_back":
             moves = [{"type": "buy_back"}] if self._can_afford(state, seat) else []
             return moves + [{"type": "decline_buy_back"}]
@@ -670,7 +672,7 @@ class TwentyTwo(Engine):
                 message = f"you may exchange at most {len(state.stock)} cards: that is all the stock holds"
             raise IllegalMove(message, code="exchange_exceeds_stock")
         kept = tuple(c for c in state.hands[seat] if c not in cards)
-        state = _evolve(
+        state = evolve(
             state,
             hands=_put(state.hands, seat, _sorted(kept + state.stock[:k])),
             stock=state.stock[k:],
@@ -681,7 +683,7 @@ class TwentyTwo(Engine):
         return state if state.exchange_queue else self._start_play(state)
 
     def _start_play(self, state: TwentyTwoState) -> TwentyTwoState:
-        state = _evolve(state, phase="play", exchange_queue=())
+        state = evolve(state, phase="play", exchange_queue=())
         return self._maybe_final_trick(state)
 
     def _lead(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
@@ -696,7 +698,7 @@ class TwentyTwo(Engine):
                 f"a lead must leave at least one card in your hand: lead at most {len(state.hands[seat]) - 1}",
                 code="lead_must_leave_card",
             )
-        state = _evolve(
+        state = evolve(
             state,
             hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
             trick=(Play(seat, cards, True),),
@@ -737,7 +739,7 @@ class TwentyTwo(Engine):
                 code="follow_neither_beat_nor_lowest",
             )
         beat = kind == "beat"
-        state = _evolve(
+        state = evolve(
             state,
             hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
             trick=state.trick + (Play(seat, cards, beat),),
@@ -755,7 +757,7 @@ class TwentyTwo(Engine):
             top = max(rank_of(c) for p in state.trick for c in p.cards)
             winner = [p.seat for p in state.trick if any(rank_of(c) == top for c in p.cards)][-1]
         leader = winner if state.status[winner] == "active" else self._next_active(state, winner)
-        state = _evolve(
+        state = evolve(
             state,
             tricks=state.tricks + (Trick(state.trick, winner),),
             trick=(),
@@ -776,13 +778,13 @@ class TwentyTwo(Engine):
         for seat, card in final:
             if seat in losers:
                 penalties[seat] = penalties[seat] + (card,)
-        state = _evolve(state, penalties=tuple(penalties))
+        state = evolve(state, penalties=tuple(penalties))
         threshold = state.config["elimination_threshold"]
         reached = tuple(s for s in losers if self.total(state, s) >= threshold)
         revealed = state.discards if state.config["reveal_exchange_discards_at_deal_end"] else None
         empty = tuple(() for _ in range(state.seats))
         result = DealResult(state.deal_no, final, losers, reached, revealed_discards=revealed)
-        state = _evolve(
+        state = evolve(
             state,
             results=state.results + (result,),
             hands=empty,
@@ -799,7 +801,7 @@ class TwentyTwo(Engine):
                 limit = config["buyback_limit_per_player"]
                 eligible = tuple(s for s in reached if state.buy_backs[s] < limit)
         if eligible:
-            return _evolve(state, phase="buy_back", eligible=eligible, undecided=eligible, bought=())
+            return evolve(state, phase="buy_back", eligible=eligible, undecided=eligible, bought=())
         return self._finish_deal(state)
 
     def _next_size(self, state: TwentyTwoState, losing_rank: int) -> int:
@@ -817,10 +819,10 @@ class TwentyTwo(Engine):
                 f"a buy-back costs {state.config['stake']} chips and you hold {state.balances[seat]}",
                 code="buy_back_unaffordable",
             )
-        state = _evolve(state, undecided=tuple(s for s in state.undecided if s != seat))
+        state = evolve(state, undecided=tuple(s for s in state.undecided if s != seat))
         if buy:
             stake = state.config["stake"]
-            state = _evolve(
+            state = evolve(
                 state,
                 bought=state.bought + (seat,),
                 buy_backs=_put(state.buy_backs, seat, state.buy_backs[seat] + 1),
@@ -847,8 +849,8 @@ class TwentyTwo(Engine):
             else:
                 status[seat], eliminated_in[seat] = "out", result.deal
                 out.append(seat)
-        result = _evolve(result, bought_back=state.bought, eliminated=tuple(out))
-        state = _evolve(
+        result = evolve(result, bought_back=state.bought, eliminated=tuple(out))
+        state = evolve(
             state,
             status=tuple(status),
             eliminated_in=tuple(eliminated_in),
@@ -868,8 +870,8 @@ class TwentyTwo(Engine):
         if self._hand_size(state) < 1:
             return self._end(state, "pack_exhausted")
         if len(pool) == 1:
-            return _evolve(state, phase="deal", dealer=pool[0], draw_pool=(), last_draw=())
-        return _evolve(state, phase="dealer", dealer=None, draw_pool=pool)
+            return evolve(state, phase="deal", dealer=pool[0], draw_pool=(), last_draw=())
+        return evolve(state, phase="dealer", dealer=None, draw_pool=pool)
 
     # ---- end of game --------------------------------------------------------------------------
     def _game_ends(self, state: TwentyTwoState) -> bool:
@@ -892,7 +894,7 @@ class TwentyTwo(Engine):
             winners = tuple(s for s in pool if self.total(state, s) == best)
         else:
             winners = pool
-        state = _evolve(state, phase="over", ended_by=reason, winners=winners, dealer=None, draw_pool=())
+        state = evolve(state, phase="over", ended_by=reason, winners=winners, dealer=None, draw_pool=())
         if state.config["stakes_enabled"] and winners and state.pot:
             share, rest = divmod(state.pot, len(winners))
             balances, ledger = list(state.balances), list(state.ledger)
@@ -901,7 +903,7 @@ class TwentyTwo(Engine):
                 ledger.append(LedgerEntry("pot_award", seat, share, state.deal_no))
             if rest:
                 ledger.append(LedgerEntry("pot_carry", None, rest, state.deal_no))
-            state = _evolve(state, balances=tuple(balances), ledger=tuple(ledger), pot=rest)
+            state = evolve(state, balances=tuple(balances), ledger=tuple(ledger), pot=rest)
         return state
 
     # ---- system events ------------------------------------------------------------------------
@@ -916,7 +918,7 @@ class TwentyTwo(Engine):
         """
         if state.status[seat] != "active":
             raise IllegalMove(f"seat {seat} is no longer in the game", code="not_in_game")
-        state = _evolve(
+        state = evolve(
             state,
             status=_put(state.status, seat, "resigned"),
             resigned_order=state.resigned_order + (seat,),
@@ -929,7 +931,7 @@ class TwentyTwo(Engine):
         if state.phase != "buy_back" and self._game_ends(state):
             return self._end(state, "resignation")
         if state.leader == seat and not state.trick:
-            state = _evolve(state, leader=self._next_active(state, seat))
+            state = evolve(state, leader=self._next_active(state, seat))
         if state.phase == "dealer":
             return self._choose_dealer(state, state.draw_pool or self._active(state))
         if state.phase == "deal" and state.dealer == seat:
@@ -1169,18 +1171,8 @@ def _subsets(hand: tuple[str, ...], most: int) -> tuple[tuple[str, ...], ...]:
     if found is None:
         if len(_SUBSETS) >= 64:
             _SUBSETS.clear()
-        found = _SUBSETS[key] = tuple(c for k in range(most + 1) for c in combinations(hand, k))
+        found = _SUBSETS[key] = tuple(chain.from_iterable(combinations(hand, k) for k in range(most + 1)))
     return found
-
-
-def _evolve(state, **changes):
-    """A copy of a frozen dataclass with ``changes``: ``dataclasses.replace`` without rebuilding
-    every field through ``__init__`` (a state has 37 fields and is copied several times a move)."""
-    new = object.__new__(type(state))
-    fields = new.__dict__
-    fields.update(state.__dict__)
-    fields.update(changes)
-    return new
 
 
 def _put(values: tuple, index: int, value) -> tuple:

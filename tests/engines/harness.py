@@ -24,13 +24,23 @@ GARBAGE_MOVES = (
 )
 
 
-# json.dumps with these arguments builds this same encoder on every call; the harness encodes
-# millions of moves, so it is built once.
-_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+# json.dumps with these arguments builds this same encoder on every call, and so does
+# JSONEncoder.encode (its C encoder, per call); the harness encodes millions of moves, so the C
+# encoder is built once. No circular-reference markers: states, views and moves are trees.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_C_ENCODE = (
+    json.encoder.c_make_encoder(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True
+    )
+    if json.encoder.c_make_encoder is not None
+    else None
+)
 
 
 def canonical(obj) -> str:
-    return _ENCODE(obj)
+    if _C_ENCODE is None:
+        return _ENCODER.encode(obj)
+    return "".join(_C_ENCODE(obj, 0))
 
 
 class SeenMoves:
