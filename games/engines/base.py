@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 JSON = Any
@@ -314,6 +315,15 @@ class Action:
 
         Every field of a move the engines listed passes its parameter's ``passes`` predicate, which
         is all that is run then; anything else goes through ``check_fully`` for its error."""
+        for name, value in data.items():
+            test = self.passes.get(name, _UNKNOWN)
+            if test is not None and (test is _UNKNOWN or not test(value)):
+                self.check_fully(data)
+                return
+
+    @property
+    def passes(self) -> dict[str, Any]:
+        """Each field's ``Param.passes`` predicate (None for ``type``), made once per action."""
         fast = self.__dict__.get("_passes")
         if fast is None:
             fast = self.__dict__["_passes"] = {
@@ -321,13 +331,7 @@ class Action:
                 "reason": REASON.passes(),
                 **{name: param.passes() for name, param in self.params.items()},
             }
-        for name, value in data.items():
-            test = fast.get(name, _UNKNOWN)
-            if test is None:
-                continue
-            if test is _UNKNOWN or not test(value):
-                self.check_fully(data)
-                return
+        return fast
 
     def check_fully(self, data: dict) -> None:
         """``check`` field by field, with the first error's code and message."""
@@ -390,14 +394,22 @@ class Engine:
             "actions": {action.name: action.schema() for action in self.actions},
         }
 
+    _action_table: dict[str, tuple[Action, dict]] | None = None  # name: (action, its passes)
+
     def action(self, data: dict) -> Action:
         """The declared action of a move's ``data``, its parameters checked; or a RuleError."""
-        table = self.__dict__.get("_action_table")
+        table = self._action_table
         if table is None:
-            table = self.__dict__["_action_table"] = {action.name: action for action in self.actions}
-        action = table.get(data["type"])
-        if action is not None:
-            action.check(data)
+            table = self._action_table = {action.name: (action, action.passes) for action in self.actions}
+        found = table.get(data["type"])
+        if found is not None:
+            # Action.check, inlined: it runs for every move and every refused one.
+            action, passes = found
+            for name, value in data.items():
+                test = passes.get(name, _UNKNOWN)
+                if test is not None and (test is _UNKNOWN or not test(value)):
+                    action.check_fully(data)
+                    break
             return action
         names = ", ".join(action.name for action in self.actions)
         raise IllegalMove(f"{self.name} has no action {data['type']!r}; the actions are {names}", code="unknown_action")
@@ -594,14 +606,28 @@ def evolve(state: Any, **changes: Any) -> Any:
     """A copy of a frozen dataclass ``state`` with ``changes``: ``dataclasses.replace`` without its cost.
 
     ``replace`` rebuilds the object through ``__init__`` field by field; a game's hot path copies its
-    state several times per event, so this copies the instance dict instead. It runs no
-    ``__post_init__`` and does not check the names in ``changes`` (the engines' tests do).
+    state several times per event, so this copies the instance dict (one ``dict.copy``) instead.
+    Values a ``functools.cached_property`` of the class keeps in that dict are left out of the copy
+    (they would be stale; the copy computes them afresh when asked). It runs no ``__post_init__``
+    and does not check the names in ``changes`` (the engines' tests do).
     """
-    new = object.__new__(type(state))
-    fields = new.__dict__
-    fields.update(state.__dict__)
+    cls = type(state)
+    fields = state.__dict__.copy()
+    derived = _DERIVED.get(cls)
+    if derived is None:
+        derived = _DERIVED[cls] = tuple(
+            name for klass in cls.__mro__ for name, value in vars(klass).items() if isinstance(value, cached_property)
+        )
+    for name in derived:
+        fields.pop(name, None)
     fields.update(changes)
+    new = object.__new__(cls)
+    _set_attribute(new, "__dict__", fields)
     return new
+
+
+_DERIVED: dict[type, tuple[str, ...]] = {}  # a class's cached_property names, found once per class
+_set_attribute = object.__setattr__  # a frozen dataclass refuses its own __setattr__
 
 
 def split_event(event: Any, seats: int) -> tuple[str, int | None, dict]:

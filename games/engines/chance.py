@@ -35,6 +35,8 @@ _WORDS = struct.Struct(">4Q")
 _HMAC_BLOCK = 64  # SHA-256's block size in bytes
 _IPAD = bytes(byte ^ 0x36 for byte in range(256))  # a key byte to the inner pad's byte
 _OPAD = bytes(byte ^ 0x5C for byte in range(256))
+_LIMITED = 1024  # randbelow's rejection limits of n below this are read from a table
+_LIMITS = tuple(_WORD - (_WORD % n) if n else 0 for n in range(_LIMITED))
 
 
 @lru_cache(maxsize=64)
@@ -61,13 +63,23 @@ class ChanceStream:
 
     def _refill(self) -> list[int]:
         """The next block's four words (in ``self._words``, also returned)."""
-        inner, outer = (state.copy() for state in self._keyed)
-        inner.update(f"kifu/{self._seq}/{self._block}".encode())
-        outer.update(inner.digest())  # HMAC = H(key ^ opad, H(key ^ ipad, message))
-        self._block += 1
-        # A block is 32 bytes: four big-endian words, read first to last.
-        self._words = list(_WORDS.unpack(outer.digest()))[::-1]
+        self._words = self._blocks(1)[::-1]
         return self._words
+
+    def _blocks(self, count: int) -> list[int]:
+        """The words of the next ``count`` blocks, in the order they are read."""
+        inner_key, outer_key = self._keyed
+        digests = []
+        for block in range(self._block, self._block + count):
+            inner = inner_key.copy()
+            inner.update(f"kifu/{self._seq}/{block}".encode())
+            outer = outer_key.copy()
+            outer.update(inner.digest())  # HMAC = H(key ^ opad, H(key ^ ipad, message))
+            digests.append(outer.digest())
+        self._block += count
+        # A block is 32 bytes: four big-endian words, read first to last.
+        words = _WORDS if count == 1 else struct.Struct(f">{4 * count}Q")
+        return list(words.unpack(b"".join(digests)))
 
     def _word(self) -> int:
         return (self._words or self._refill()).pop()
@@ -89,16 +101,27 @@ class ChanceStream:
         if len(out) > _LARGEST:
             raise ValueError(f"at most 2**48 items can be shuffled, not {len(out)}")
         words = self._words
+        if len(words) < len(out) - 1:
+            # The blocks the shuffle will read (one word per card but the first, unless a word is
+            # rejected: then more are read below), hashed at once; the unread words stay next.
+            fresh = self._blocks(-(-(len(out) - 1 - len(words)) // 4))
+            fresh.reverse()
+            words = self._words = fresh + words
+        limits = _LIMITS
         for i in range(len(out) - 1, 0, -1):
             # randbelow(i + 1), inlined: a deck's shuffle draws some fifty of them.
             n = i + 1
-            limit = _WORD - (_WORD % n)
-            for _ in range(_ATTEMPTS):
-                if not words:
-                    words = self._refill()
-                value = words.pop()
-                if value < limit:
-                    break
+            limit = limits[n] if n < _LIMITED else _WORD - (_WORD % n)
+            if not words:
+                words = self._refill()
+            value = words.pop()
+            if value >= limit:  # below 2**-48 for a pack of cards; randbelow's retries, as there
+                for _ in range(_ATTEMPTS - 1):
+                    if not words:
+                        words = self._refill()
+                    value = words.pop()
+                    if value < limit:
+                        break
             j = value % n
             out[i], out[j] = out[j], out[i]
         return out

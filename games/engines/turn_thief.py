@@ -31,6 +31,7 @@ from .base import (
     Outcome,
     Param,
     WindowClosed,
+    evolve,
     require_param,
 )
 
@@ -202,7 +203,7 @@ class TurnThief(Engine):
         if len(set(dealt)) != len(dealt):
             twice = sorted({c for c in dealt if dealt.count(c) > 1})
             raise IllegalMove(f"card(s) dealt twice: {' '.join(twice)}", code="bad_deal")
-        return _evolve(
+        return evolve(
             state,
             phase="discard",
             factions=tuple(factions),
@@ -279,7 +280,7 @@ class TurnThief(Engine):
         return self._call(state, seat, CALLS[data["type"]])
 
     def apply_resign(self, state: TurnThiefState, seat: int, data: dict) -> TurnThiefState:
-        return _evolve(state, phase="over", ended_by="resign", resigned=seat)
+        return evolve(state, phase="over", ended_by="resign", resigned=seat)
 
     def open_window(self, state: TurnThiefState) -> str | None:
         return _window_id(state.pending) if state.phase == "reaction" else None
@@ -288,7 +289,7 @@ class TurnThief(Engine):
         pending = state.pending
         late = self._waiting(state)
         calls = pending.calls + tuple((seat, "none") for seat in late)
-        return self._resolve(_evolve(state, pending=_evolve(pending, calls=calls, timed_out=late)))
+        return self._resolve(evolve(state, pending=evolve(pending, calls=calls, timed_out=late)))
 
     def apply_system(self, state: TurnThiefState, data: dict) -> TurnThiefState:
         """``close_reaction_window``: the older close, naming the window or not."""
@@ -324,7 +325,7 @@ class TurnThief(Engine):
         hands[seat] = tuple(c for c in hands[seat] if c != card)
         number = len(state.history) + 1
         pending = Discard(number=number, discarder=seat, card=card, declared_suit=suit, declared_rank=rank)
-        return _evolve(state, phase="reaction", hands=tuple(hands), pending=pending)
+        return evolve(state, phase="reaction", hands=tuple(hands), pending=pending)
 
     def _call(self, state: TurnThiefState, seat: int, call: str) -> TurnThiefState:
         if state.phase != "reaction":
@@ -339,7 +340,7 @@ class TurnThief(Engine):
                 f"you have already answered discard {pending.number}; one answer per discard",
                 code="already_responded",
             )
-        state = _evolve(state, pending=_evolve(pending, calls=pending.calls + ((seat, call),)))
+        state = evolve(state, pending=evolve(pending, calls=pending.calls + ((seat, call),)))
         if len(state.pending.calls) == SEATS - 1:
             return self._resolve(state)
         return state
@@ -365,17 +366,17 @@ class TurnThief(Engine):
             hands[loser] = hands[loser] + (card,)
             public = public | {card}
             seen = [s | {card} for s in seen]
-            done = _evolve(pending, result="doubt", caller=caller, honest=honest, taker=loser, next_seat=winner)
+            done = evolve(pending, result="doubt", caller=caller, honest=honest, taker=loser, next_seat=winner)
         elif getters:
             caller = self._choose(state, pending, getters)
             hands[caller] = hands[caller] + (card,)
             seen[caller] = seen[caller] | {card}
             nxt = self.owner(state, pending.declared_suit)
-            done = _evolve(pending, result="get", caller=caller, taker=caller, next_seat=nxt)
+            done = evolve(pending, result="get", caller=caller, taker=caller, next_seat=nxt)
         else:
             dead = dead + (card,)
-            done = _evolve(pending, result="none", next_seat=self.owner(state, pending.declared_suit))
-        state = _evolve(
+            done = evolve(pending, result="none", next_seat=self.owner(state, pending.declared_suit))
+        state = evolve(
             state,
             phase="discard",
             hands=tuple(hands),
@@ -387,9 +388,9 @@ class TurnThief(Engine):
             active=done.next_seat,
         )
         if not state.hands[pending.discarder]:
-            return _evolve(state, phase="over", ended_by="out_of_cards")
+            return evolve(state, phase="over", ended_by="out_of_cards")
         if len(state.history) >= state.config["max_discards"]:
-            return _evolve(state, phase="over", ended_by="discard_limit")
+            return evolve(state, phase="over", ended_by="discard_limit")
         return state
 
     # ---- outcome (section 5) ------------------------------------------------------------
@@ -588,18 +589,6 @@ class TurnThief(Engine):
             ended_by=data["ended_by"],
             resigned=data["resigned"],
         )
-
-
-def _evolve(value, **changes):
-    """A copy of a frozen dataclass with ``changes``, ``dataclasses.replace`` without rebuilding every
-    field through ``__init__``. The copy leaves out the state's cached ``discards_by_key`` (it would
-    be stale) so that it is computed afresh from the new history when asked for."""
-    new = object.__new__(type(value))
-    fields = new.__dict__
-    fields.update(value.__dict__)
-    fields.pop("discards_by_key", None)
-    fields.update(changes)
-    return new
 
 
 def _window_id(pending: Discard) -> str:

@@ -194,6 +194,7 @@ class TwentyTwo(Engine):
     _hidden_cache: tuple | None = None  # (state, seat, ids): the state is held so its id() stays unique
     _actors_cache: tuple | None = None
     _waiting_cache: tuple | None = None
+    _available_cache: tuple | None = None  # (penalties, kept_out, packs, cards): the tuples held, as above
     slug = "twenty-two"
     name = "Twenty-Two"
     rules_version = "1"
@@ -347,7 +348,8 @@ class TwentyTwo(Engine):
 
     # ---- small queries ------------------------------------------------------------------------
     def _active(self, state: TwentyTwoState) -> tuple[int, ...]:
-        return tuple(s for s in range(state.seats) if state.status[s] == "active")
+        status = state.status
+        return tuple(s for s in range(state.seats) if status[s] == "active")
 
     def _next_active(self, state: TwentyTwoState, seat: int) -> int:
         for step in range(1, state.seats + 1):
@@ -358,8 +360,14 @@ class TwentyTwo(Engine):
 
     def _available(self, state: TwentyTwoState) -> tuple[str, ...]:
         """The pack for the next deal or draw: every card except penalty piles and kept-out cards."""
+        cached = self._available_cache
+        if cached is not None and cached[0] is state.penalties and cached[1] is state.kept_out:
+            if cached[2] == state.packs:
+                return cached[3]  # the piles change only at the end of a deal; asked several times a deal
         out = set(state.kept_out).union(*state.penalties)
-        return tuple(c for c in PACKS[state.packs] if c not in out)
+        available = tuple(c for c in PACKS[state.packs] if c not in out)
+        self._available_cache = (state.penalties, state.kept_out, state.packs, available)
+        return available
 
     def _hand_size(self, state: TwentyTwoState) -> int:
         active = len(self._active(state))
@@ -371,13 +379,7 @@ class TwentyTwo(Engine):
     def _to_play(self, state: TwentyTwoState) -> int | None:
         if not state.trick:
             return state.leader
-        played = {p.seat for p in state.trick}
-        seat = state.trick[-1].seat
-        for _ in range(state.seats):
-            seat = (seat + 1) % state.seats
-            if state.status[seat] == "active" and seat not in played:
-                return seat
-        return None
+        return _next_to_play(state.trick, state.seats, state.status)
 
     def total(self, state: TwentyTwoState, seat: int) -> int:
         scheme = state.config["card_values"]
@@ -657,7 +659,8 @@ class TwentyTwo(Engine):
             raise MalformedEvent(f'{data["type"]} needs "cards": a list of card ids (strings)')
         if len(set(cards)) != len(cards):
             raise IllegalMove("a card may be named only once", code="duplicate_card")
-        missing = [c for c in cards if c not in state.hands[seat]]
+        hand = state.hands[seat]
+        missing = [c for c in cards if c not in hand]
         if missing:
             hand = " ".join(state.hands[seat])
             raise IllegalMove(f"{', '.join(missing)} not in your hand; your hand: {hand}", code="card_not_in_hand")
@@ -689,7 +692,7 @@ class TwentyTwo(Engine):
     def _lead(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
         if not cards:
             raise IllegalMove("lead at least one card", code="empty_lead")
-        if len({rank_of(c) for c in cards}) > 1:
+        if len({RANK[c] for c in cards}) > 1:
             raise IllegalMove("a set lead must be cards of one rank", code="lead_mixed_ranks")
         if len(cards) > self._max_lead(state):
             raise IllegalMove(f"you may lead at most {self._max_lead(state)} cards", code="lead_too_large")
@@ -698,14 +701,7 @@ class TwentyTwo(Engine):
                 f"a lead must leave at least one card in your hand: lead at most {len(state.hands[seat]) - 1}",
                 code="lead_must_leave_card",
             )
-        state = evolve(
-            state,
-            hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
-            trick=(Play(seat, cards, True),),
-            bar=cards,
-            bar_setter=seat,
-        )
-        return self._after_play(state)
+        return self._played(state, seat, cards, True, ())
 
     def _follow_kind(self, state: TwentyTwoState, hand, cards) -> str | None:
         """``"beat"``, ``"low"`` or None for a follow of ``cards`` from ``hand`` (section 3.1).
@@ -738,24 +734,38 @@ class TwentyTwo(Engine):
                 f"{' '.join(cards)} is neither a beat ({need}) nor your {size} lowest card(s) ({low})",
                 code="follow_neither_beat_nor_lowest",
             )
-        beat = kind == "beat"
+        return self._played(state, seat, cards, kind == "beat", state.trick)
+
+    def _played(
+        self, state: TwentyTwoState, seat: int, cards: tuple[str, ...], beat: bool, trick: tuple[Play, ...]
+    ) -> TwentyTwoState:
+        """``seat`` plays ``cards`` (checked) onto ``trick``: ``_after_play`` of the state with the
+        play, in one copy of the state (the play and the end of a trick are most of a game's events)."""
+        hand = state.hands[seat]
+        hands = _put(state.hands, seat, tuple(c for c in hand if c not in cards))
+        play = object.__new__(Play)  # a frozen dataclass's __init__ sets each field the slow way
+        play.__dict__.update(seat=seat, cards=cards, beat=beat)
+        trick = (*trick, play)
+        bar, bar_setter = (cards, seat) if beat else (state.bar, state.bar_setter)
+        if _next_to_play(trick, state.seats, state.status) is not None:
+            return evolve(state, hands=hands, trick=trick, bar=bar, bar_setter=bar_setter)
+        winner = self._trick_winner(state, trick, bar_setter)
+        leader = winner if state.status[winner] == "active" else self._next_active(state, winner)
         state = evolve(
-            state,
-            hands=_put(state.hands, seat, tuple(c for c in state.hands[seat] if c not in cards)),
-            trick=state.trick + (Play(seat, cards, beat),),
-            bar=cards if beat else state.bar,
-            bar_setter=seat if beat else state.bar_setter,
+            state, hands=hands, tricks=(*state.tricks, Trick(trick, winner)), trick=(), bar=(), bar_setter=None
         )
-        return self._after_play(state)
+        return self._maybe_final_trick(evolve(state, leader=leader) if state.leader != leader else state)
+
+    def _trick_winner(self, state: TwentyTwoState, trick: tuple[Play, ...], bar_setter: int) -> int:
+        if state.config["trick_winner_rule"] == "last_bar_setter":
+            return bar_setter
+        top = max(RANK[c] for p in trick for c in p.cards)
+        return [p.seat for p in trick if any(RANK[c] == top for c in p.cards)][-1]
 
     def _after_play(self, state: TwentyTwoState) -> TwentyTwoState:
         if self._to_play(state) is not None:
             return state
-        if state.config["trick_winner_rule"] == "last_bar_setter":
-            winner = state.bar_setter
-        else:
-            top = max(rank_of(c) for p in state.trick for c in p.cards)
-            winner = [p.seat for p in state.trick if any(rank_of(c) == top for c in p.cards)][-1]
+        winner = self._trick_winner(state, state.trick, state.bar_setter)
         leader = winner if state.status[winner] == "active" else self._next_active(state, winner)
         state = evolve(
             state,
@@ -768,9 +778,12 @@ class TwentyTwo(Engine):
         return self._maybe_final_trick(state)
 
     def _maybe_final_trick(self, state: TwentyTwoState) -> TwentyTwoState:
-        active = self._active(state)
-        if state.trick or any(len(state.hands[s]) != 1 for s in active):
+        if state.trick:
             return state
+        hands, status = state.hands, state.status
+        if any(len(hands[s]) != 1 and status[s] == "active" for s in range(state.seats)):
+            return state
+        active = self._active(state)
         final = tuple((s, state.hands[s][0]) for s in active)
         top = max(rank_of(c) for _, c in final)
         losers = tuple(s for s, c in final if rank_of(c) == top)
@@ -1173,6 +1186,17 @@ def _subsets(hand: tuple[str, ...], most: int) -> tuple[tuple[str, ...], ...]:
             _SUBSETS.clear()
         found = _SUBSETS[key] = tuple(chain.from_iterable(combinations(hand, k) for k in range(most + 1)))
     return found
+
+
+def _next_to_play(trick: tuple[Play, ...], seats: int, status: tuple[str, ...]) -> int | None:
+    """The next active seat clockwise after the last play of ``trick`` that has not played in it."""
+    played = [p.seat for p in trick]
+    seat = played[-1]
+    for _ in range(seats):
+        seat = (seat + 1) % seats
+        if status[seat] == "active" and seat not in played:
+            return seat
+    return None
 
 
 def _put(values: tuple, index: int, value) -> tuple:
