@@ -57,7 +57,10 @@ def self_play(
             for moves in offers.values():
                 widest[0] = max(widest[0], len(moves))
             # The random player avoids some actions (e.g. tie proposals) whenever it has another move.
-            preferred = {seat: [m for m in moves if m["type"] not in avoid] for seat, moves in offers.items()}
+            # Without --avoid the lists are not copied (the same choices: Twenty-Two lists 2,048 moves).
+            preferred = offers
+            if avoid:
+                preferred = {seat: [m for m in moves if m["type"] not in avoid] for seat, moves in offers.items()}
             preferred = {seat: moves for seat, moves in preferred.items() if moves} or offers
             if not preferred:
                 deadline = engine.deadline(state)

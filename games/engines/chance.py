@@ -17,6 +17,7 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import lt
 from typing import TypeVar
 
 try:  # CPython's own SHA-256 (3.12 on: _sha2): copying and finishing its state is some ten times
@@ -107,8 +108,19 @@ class ChanceStream:
             fresh = self._blocks(-(-(len(out) - 1 - len(words)) // 4))
             fresh.reverse()
             words = self._words = fresh + words
+        count = len(out)
+        if count < _LIMITED and len(words) >= count - 1:
+            # The common case at once: the next count - 1 words, none rejected (each is below 2**-48
+            # for a pack of cards), checked in one pass; then the swaps need no test.
+            drawn = words[:-count:-1] if count > 1 else []
+            if all(map(lt, drawn, _LIMITS[count:1:-1])):
+                del words[len(words) - len(drawn) :]
+                for n, value in zip(range(count, 1, -1), drawn, strict=True):
+                    j = value % n
+                    out[n - 1], out[j] = out[j], out[n - 1]
+                return out
         limits = _LIMITS
-        for i in range(len(out) - 1, 0, -1):
+        for i in range(count - 1, 0, -1):
             # randbelow(i + 1), inlined: a deck's shuffle draws some fifty of them.
             n = i + 1
             limit = limits[n] if n < _LIMITED else _WORD - (_WORD % n)

@@ -584,17 +584,24 @@ class MekuriHinmin(Engine):
         return self._settle(self._give_turn(state, opponent, "attack_pending" if state.pending else "respond"))
 
     # ---- actors, moves ------------------------------------------------------------------
+    _actors_cache: tuple | None = None  # (state, actors): the state is held so its id() stays unique
+
     def actors(self, state: MekuriState) -> frozenset[int]:
+        cached = self._actors_cache
+        if cached is not None and cached[0] is state:
+            return cached[1]  # the referee, bots and legal_moves ask several times per state
         if state.phase in ("choose_first", "upcard_choice"):
-            return frozenset((state.chooser,))
-        if state.phase != "play" or state.draw_queue:
-            return frozenset()
-        if state.tie_offer is not None:
-            return frozenset((1 - state.tie_offer,))
-        seats = {state.to_move}
-        if self._may_propose_tie(state, 1 - state.to_move):
-            seats.add(1 - state.to_move)
-        return frozenset(seats)
+            seats = frozenset((state.chooser,))
+        elif state.phase != "play" or state.draw_queue:
+            seats = frozenset()
+        elif state.tie_offer is not None:
+            seats = frozenset((1 - state.tie_offer,))
+        elif self._may_propose_tie(state, 1 - state.to_move):
+            seats = frozenset((state.to_move, 1 - state.to_move))
+        else:
+            seats = frozenset((state.to_move,))
+        self._actors_cache = (state, seats)
+        return seats
 
     def _may_propose_tie(self, state: MekuriState, seat: int) -> bool:
         return (
@@ -706,7 +713,7 @@ class MekuriHinmin(Engine):
         may_name_suit = None  # asked at the first single 8
         moves = []
         for played in ordered:
-            if self._judge_play(state, seat, played, top_shape)[1] is not None:
+            if self._judge_play(state, seat, played, top_shape, explain=False)[1] is not None:
                 continue
             left = len(hand) - len(played)
             reach_options = (False, True) if left and self._feasible(state, seat, played) else (False,)
@@ -769,10 +776,11 @@ class MekuriHinmin(Engine):
         return pick_shape(shapes_of(state.top, state.config), state.top_kind)
 
     def _judge_play(
-        self, state: MekuriState, seat: int, played: list[str], top_shape: Shape | None = None
+        self, state: MekuriState, seat: int, played: list[str], top_shape: Shape | None = None, explain: bool = True
     ) -> tuple[Shape | None, tuple | None]:
         """``(shape, None)`` for a legal play, else ``(None, (code, message))``; ``top_shape`` is
-        ``_top_shape(state)`` when the caller has it already."""
+        ``_top_shape(state)`` when the caller has it already. Without ``explain`` a single card's
+        refusal may come without its message (None)."""
         shapes = shapes_of(played, state.config)
         if not shapes:
             return None, (
@@ -798,17 +806,17 @@ class MekuriHinmin(Engine):
                     f"after pass_and_draw your play must include a card you just drew ({drawn}); otherwise end_pass",
                 )
         shape = pick_shape(shapes, state.top_kind)
-        error = self._answer_error(state, played, shape, top_shape)
+        error = self._answer_error(state, played, shape, top_shape, explain)
         return (None, error) if error else (shape, None)
 
     def _answer_error(
-        self, state: MekuriState, played: list[str], shape: Shape, top_shape: Shape | None = None
+        self, state: MekuriState, played: list[str], shape: Shape, top_shape: Shape | None = None, explain: bool = True
     ) -> tuple | None:
         top = state.top
         if state.top_kind == "single":
             if len(played) > 1:
                 return ("multi_card_on_single", f"the top play {top[0]} is a single card: answer with one card")
-            return self._single_error(state, played[0])
+            return self._single_error(state, played[0], explain)
         if top_shape is None:
             top_shape = pick_shape(shapes_of(top, state.config), state.top_kind)
         wanted = describe_shape(top_shape)
@@ -849,44 +857,65 @@ class MekuriHinmin(Engine):
             return ("not_stronger", f"an answering straight must start above {names[top_shape.low]}")
         return None
 
-    def _single_error(self, state: MekuriState, card: str) -> tuple | None:
+    def _single_error(self, state: MekuriState, card: str, explain: bool = True) -> tuple | None:
+        """``(code, message)`` when ``card`` may not answer the single top card, else None; without
+        ``explain`` the message is None (the move generator asks only whether, for every card)."""
+        code = self._single_refusal(state, card)
+        if code is None:
+            return None
+        return (code, self._single_message(state, card, code) if explain else None)
+
+    def _single_refusal(self, state: MekuriState, card: str) -> str | None:
         top = state.top[0]
         if is_joker(top):
             if self._is_threes(state, [card]):
                 return None
             if is_joker(card):
-                if state.config["joker_on_joker"]:
-                    return None
-                return ("joker_on_joker", "a joker may not be played on a joker; only a natural 3 beats it")
-            return ("only_three_beats_joker", f"only a natural 3 beats the joker {top}")
+                return None if state.config["joker_on_joker"] else "joker_on_joker"
+            return "only_three_beats_joker"
         if is_joker(card):
             return None
         top_rank, top_suit = rank(top), top[-1]
         card_rank, card_suit = rank(card), card[-1]
         if state.designated is not None:
-            named = state.designated
             if card_rank == top_rank:
                 return None
-            hint = f"on the 8 that named {named} play a {named} card stronger than 8, any 8 or a joker"
-            if card_suit == named:
+            if card_suit == state.designated:
                 if strength(card) > STRENGTH["8"] or not state.config["eight_designation_requires_higher"]:
                     return None
-                return ("not_stronger", f"{card} is not stronger than 8; {hint}")
-            return ("must_follow_designated_suit", f"{card} is not {named}; {hint}")
+                return "not_stronger"
+            return "must_follow_designated_suit"
         if card_rank == top_rank:
             return None
         if card_suit == top_suit and strength(card) > strength(top):
             return None
         low = top_rank in self._eight_targets(state)
-        if card_rank == "8" and low:
-            return None
+        if card_rank == "8":
+            return None if low else "eight_only_on_low"
+        return "not_stronger" if card_suit == top_suit else "wrong_suit"
+
+    def _single_message(self, state: MekuriState, card: str, code: str) -> str:
+        """What ``_single_refusal``'s ``code`` for ``card`` tells the player."""
+        top = state.top[0]
+        if code == "joker_on_joker":
+            return "a joker may not be played on a joker; only a natural 3 beats it"
+        if code == "only_three_beats_joker":
+            return f"only a natural 3 beats the joker {top}"
+        if state.designated is not None:
+            named = state.designated
+            hint = f"on the 8 that named {named} play a {named} card stronger than 8, any 8 or a joker"
+            if code == "not_stronger":
+                return f"{card} is not stronger than 8; {hint}"
+            return f"{card} is not {named}; {hint}"
+        top_rank, top_suit = rank(top), top[-1]
+        low = top_rank in self._eight_targets(state)
         hint = f"on {top} play a {top_suit} card stronger than {top_rank}, any {top_rank}"
         hint += ", any 8 or a joker" if low else " or a joker"
-        if card_rank == "8":
-            return ("eight_only_on_low", f"an 8 of another suit may be played only on a 3 to 7; {hint}")
-        if card_suit == top_suit:
-            return ("not_stronger", f"{card} is not stronger than {top}; {hint}")
-        return ("wrong_suit", f"{card} matches neither the suit nor the rank of {top}; {hint}")
+        if code == "eight_only_on_low":
+            return f"an 8 of another suit may be played only on a 3 to 7; {hint}"
+        if code == "not_stronger":
+            return f"{card} is not stronger than {top}; {hint}"
+        return f"{card} matches neither the suit nor the rank of {top}; {hint}"
 
     # ---- apply --------------------------------------------------------------------------
     actions = (
