@@ -52,8 +52,7 @@ def rejected(state, event) -> RuleError:
 # ---- the generic harness (every seat count 2-6) -------------------------------------------------
 @pytest.mark.parametrize(
     "config",
-    [
-        None,
+    [  # the default config: tests/engines/test_harness.py (30 seeds)
         {"turn_order": "round_robin"},
         {"ritual_trigger": "timer"},
         {"ritual_trigger": "either", "ritual_choice_seconds": 60},

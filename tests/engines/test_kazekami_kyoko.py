@@ -59,8 +59,7 @@ def rejected(state, event) -> RuleError:
 # ---- the generic harness --------------------------------------------------------------------
 @pytest.mark.parametrize(
     "config",
-    [
-        None,
+    [  # the default config: tests/engines/test_harness.py
         {"role_assignment": "random"},
         {"first_opener": "kyoko", "min_responses_before_new_tale": 0, "min_tales_before_end": 0},
         {"first_opener": "kublai", "min_responses_before_new_tale": 3, "min_tales_before_end": 2},

@@ -41,8 +41,7 @@ NO_TIES = NoTieProposals()
 
 
 # ---- harness ----------------------------------------------------------------------------------
-def test_harness_default_config():
-    check_engine(ENGINE)
+# The default config's harness run (every seat count, 30 seeds) is tests/engines/test_harness.py's.
 
 
 def test_harness_played_out_games():

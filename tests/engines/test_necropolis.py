@@ -72,8 +72,7 @@ def rejects(state, event, code):
 
 
 # ---- the generic harness ---------------------------------------------------------------------
-def test_harness_default_config():
-    check_engine(ENGINE)
+# The default config's harness run (every seat count, 30 seeds) is tests/engines/test_harness.py's.
 
 
 @pytest.mark.parametrize(

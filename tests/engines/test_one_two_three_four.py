@@ -54,8 +54,7 @@ BASIC = [["JH", "9H", "8H", "2C", "KC"], ["3S", "4S", "5S", "9D", "KD"]]
 
 
 # ---- the generic harness ------------------------------------------------------------------------
-def test_harness_default_config():
-    check_engine(ENGINE)
+# The default config's harness run (every seat count, 30 seeds) is tests/engines/test_harness.py's.
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ module covers what records cannot say (legal-move counts, views per seat, window
 A default game of 22 is long (many deals) and its exchange offers 2^hand-size choices (up to 2048,
 and with two packs every one is a distinct move), so the harness's list of moves seen so far grows
 to tens of thousands and 7-8 seat games take minutes under ``check_engine``. Here the harness runs
-on a short config (3-card deals, out at 6) over every seat count, in full on the default config at
-2-6 seats, and as replay/determinism checks (no per-step checks) on the default config at 2-8.
+on a short config (3-card deals, out at 6) over every seat count; the default config at every seat
+count is the generic harness's (``tests/engines/test_harness.py``).
 """
 
 import json
@@ -21,7 +21,6 @@ from games.engines.twenty_two import ENGINE, PACKS, LedgerEntry, penalty_value, 
 
 from .harness import (
     canonical,
-    check_deterministic,
     check_engine,
     check_no_leaks,
     check_outcome,
@@ -118,21 +117,10 @@ def finish_randomly(state, seed=0, events=None):
 
 
 # ---- the generic harness ----------------------------------------------------------------------
+# The default config (seeds 0 and 1 at 2-8 seats, each checked step by step, replayed and played
+# twice) is tests/engines/test_harness.py's twenty-two case.
 def test_harness_short_games_every_seat_count():
     check_engine(ENGINE, seeds=3, config=SHORT)
-
-
-@pytest.mark.parametrize("seats", range(2, 7))
-def test_harness_default_config(seats):
-    events, states = random_playthrough(ENGINE, seats, 0)
-    check_outcome(ENGINE, states[-1], seats)
-
-
-@pytest.mark.parametrize("seats", range(2, 9))
-def test_default_games_replay_and_are_deterministic(seats):
-    for seed in range(2):
-        check_replay_equals_live(ENGINE, seats, seed)
-        check_deterministic(ENGINE, seats, seed)
 
 
 @pytest.mark.parametrize("seats", range(3, 8))
