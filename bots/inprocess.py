@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import marshal
 import random
 import sys
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ def play(engine_slug: str, strategies: list[Strategy], seed: int, config: dict |
             event = None
             for seat in actors:
                 legal = engine.legal_moves(state, seat)
-                move = strategies[seat](copy.deepcopy(engine.view(state, seat)), copy.deepcopy(legal), rng, seat)
+                move = strategies[seat](_fresh(engine.view(state, seat)), _fresh(legal), rng, seat)
                 if move is not None:  # None: the seat may act but chooses to wait
                     event = {"kind": "move", "seat": seat, "data": move}
                     moves += 1
@@ -64,6 +65,17 @@ def play(engine_slug: str, strategies: list[Strategy], seed: int, config: dict |
         state = engine.apply(state, event)  # a RuleError here is an illegal choice: let it fail the caller
         events += 1
     return Played(engine.outcome(state).to_json(), moves, events)
+
+
+def _fresh(data):
+    """A deep copy of a view or move list: built-in data (dicts, lists, tuples, sets, strings,
+    numbers) through ``marshal``, which copies it in C some seven times faster than
+    ``copy.deepcopy`` and keeps every type (JSON would turn tuples into lists and int keys into
+    strings); anything else through ``deepcopy``."""
+    try:
+        return marshal.loads(marshal.dumps(data))
+    except ValueError:  # an object marshal does not know (a dataclass, a dict subclass)
+        return copy.deepcopy(data)
 
 
 def win_rate(engine_slug: str, games: int, *, seed: int = 0, players: int | None = None, config=None) -> dict:
