@@ -93,6 +93,10 @@ def penalty_value(rank: int, scheme: str) -> int:
     return 11 if rank == 14 else min(rank, 10)
 
 
+# Each card's penalty value under each scheme (views total every pile for every seat).
+PENALTY = {scheme: {c: penalty_value(RANK[c], scheme) for c in RANK} for scheme in ("twenty_two", "cucumber")}
+
+
 def _sorted(cards) -> tuple[str, ...]:
     return tuple(sorted(cards, key=ORDER.__getitem__))
 
@@ -383,7 +387,7 @@ class TwentyTwo(Engine):
 
     def total(self, state: TwentyTwoState, seat: int) -> int:
         scheme = state.config["card_values"]
-        return sum(penalty_value(RANK[c], scheme) for c in state.penalties[seat])
+        return sum(map(PENALTY[scheme].__getitem__, state.penalties[seat]))
 
     # ---- chance -------------------------------------------------------------------------------
     def chance_due(self, state: TwentyTwoState) -> str | None:
