@@ -7,6 +7,7 @@ tests talk to it over HTTP only, so nothing is wrapped in a test transaction the
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import uuid
@@ -55,6 +56,15 @@ def _language_of_the_settings():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+def pytest_collection_finish(session):
+    """Freeze what collection loaded (Django, the test modules, the engines' tables) out of the
+    cyclic garbage collector's reach: a full collection otherwise walks all of it again, and the
+    engine tests allocate enough (Twenty-Two lists up to 2,048 moves) to trigger hundreds - it was
+    some 40% of test_every_config's CPU time. Objects made by the tests are collected as before."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")
