@@ -1,6 +1,6 @@
 """Random self-play and replay speed of every engine, optionally against an older commit in the same run.
 
-    .venv/bin/python bench/selfplay.py [--games N] [--engine SLUG ...] [--repeat N] [--baseline REV]
+    .venv/bin/python bench/selfplay.py [--games N] [--engine SLUG ...] [--repeat N] [--baseline REV] [--gc]
 
 Self-play does what a bot or the referee does per event (actors, legal-move enumeration, apply,
 outcome); replay folds the same events through ``apply`` alone. Both print events/second; "most
@@ -11,12 +11,14 @@ moves" is the largest legal-move list seen in one position.
 a subprocess whose ``games.engines`` is imported from that tree (or from this one), the two sides
 alternating. Both sides must play the very same games: a digest of every event is compared and a
 mismatch is printed (the comparison would not be of the same work). With ``--repeat N`` the
-figures are the best (min time) and the median of N runs; the ratio is now / baseline.
+figures are the best (min time) and the median of N runs; the ratio is now / baseline. Times are
+process CPU time with the cyclic garbage collector off (``--gc`` keeps it on; see ``measure``).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import random
@@ -73,18 +75,29 @@ def self_play(
     return events
 
 
-def measure(registry, stream, slug: str, games: int, avoid: frozenset[str]) -> dict:
-    """One timed self-play of ``games`` games (seeds 0..games-1) and one timed replay of them."""
+def measure(registry, stream, slug: str, games: int, avoid: frozenset[str], collect: bool = False) -> dict:
+    """One timed self-play of ``games`` games (seeds 0..games-1) and one timed replay of them.
+
+    The cyclic garbage collector is off while timing, as ``timeit`` does: its full collections walk
+    every event kept so far, a cost of the benchmark's growing list (some 40% of Twenty-Two's
+    self-play), not of the engine; reference counting still frees every dead object. ``collect``
+    (``--gc``) keeps it on."""
     engine = registry[slug]
     seats = engine.min_seats
     widest = [0]
-    start = time.process_time()
-    played = [self_play(engine, seats, seed, widest, avoid, stream) for seed in range(games)]
-    play_s = time.process_time() - start
-    start = time.process_time()
-    for events in played:
-        engine.replay(None, seats, events)
-    replay_s = time.process_time() - start
+    gc.collect()
+    if not collect:
+        gc.disable()
+    try:
+        start = time.process_time()
+        played = [self_play(engine, seats, seed, widest, avoid, stream) for seed in range(games)]
+        play_s = time.process_time() - start
+        start = time.process_time()
+        for events in played:
+            engine.replay(None, seats, events)
+        replay_s = time.process_time() - start
+    finally:
+        gc.enable()
     digest = hashlib.sha256(json.dumps(played, sort_keys=True).encode()).hexdigest()[:16]
     events = sum(len(g) for g in played)
     return {"events": events, "play_s": play_s, "replay_s": replay_s, "widest": widest[0], "digest": digest}
@@ -93,12 +106,16 @@ def measure(registry, stream, slug: str, games: int, avoid: frozenset[str]) -> d
 def _runs_here(args, slugs: list[str]) -> dict[str, list[dict]]:
     registry, stream = _import_engines(Path(args.code) if args.code else ROOT)
     avoid = frozenset(args.avoid)
-    return {slug: [measure(registry, stream, slug, args.games, avoid) for _ in range(args.repeat)] for slug in slugs}
+    return {
+        slug: [measure(registry, stream, slug, args.games, avoid, args.gc) for _ in range(args.repeat)]
+        for slug in slugs
+    }
 
 
 def _run_side(code_root: Path, args, slug: str) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--json", "--code", str(code_root)]
     command += ["--games", str(args.games), "--engine", slug, *(f"--avoid={a}" for a in args.avoid)]
+    command += ["--gc"] if args.gc else []
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out)[slug][0]
 
@@ -158,6 +175,7 @@ def main() -> None:
     parser.add_argument("--avoid", action="append", default=[], help="an action the random player avoids")
     parser.add_argument("--repeat", type=int, default=1, help="runs per side; figures are best and median")
     parser.add_argument("--baseline", metavar="REV", help="also measure the engines of this commit")
+    parser.add_argument("--gc", action="store_true", help="keep the cyclic garbage collector on while timing")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one side of --baseline
     parser.add_argument("--code", help=argparse.SUPPRESS)  # the tree whose games.engines to import
     args = parser.parse_args()
