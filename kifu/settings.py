@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz, before host validation and the https redirect (kifu/health.py)
+    "kifu.health.ProbeMiddleware",
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
     "kifu.security.SecurityHeadersMiddleware",  # Content-Security-Policy and Permissions-Policy
