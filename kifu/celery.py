@@ -52,3 +52,20 @@ def _retire_broken_connections(task=None, **kwargs) -> None:
 
 
 signals.task_postrun.connect(_retire_broken_connections, weak=False)
+
+
+# ---- metrics (kifu/metrics.py): how long each task ran, by task and end state -------------------
+def _task_started(**kwargs) -> None:
+    from kifu import metrics
+
+    metrics.task_started(**kwargs)
+
+
+def _task_finished(**kwargs) -> None:
+    from kifu import metrics
+
+    metrics.task_finished(**kwargs)
+
+
+signals.task_prerun.connect(_task_started, weak=False)
+signals.task_postrun.connect(_task_finished, weak=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import os
 import re
@@ -65,6 +66,16 @@ class Env:
 
     def names(self, name: str, default: str) -> list[str]:
         return [item.strip() for item in self.environ.get(name, default).split(",") if item.strip()]
+
+    def networks(self, name: str, default: str) -> list:
+        """Comma-separated IP networks (``10.0.0.0/8``) or addresses (``192.0.2.7``, one host)."""
+        found = []
+        for item in self.names(name, default):
+            try:
+                found.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                self._bad(name, item, "must be IP networks or addresses, comma-separated, e.g. 10.0.0.0/8,::1")
+        return found
 
     def number(self, name: str, default: float, *, minimum: float | None = None, maximum: float | None = None):
         """A finite float in [minimum, maximum]."""

@@ -140,7 +140,8 @@ def _answer(status: int, body: dict) -> JsonResponse:
 
 
 class ProbeMiddleware:
-    """First in MIDDLEWARE: ``GET``/``HEAD`` of ``/healthz`` and ``/readyz`` end here."""
+    """First in MIDDLEWARE: ``GET``/``HEAD`` of ``/healthz``, ``/readyz`` and ``/metrics``
+    (kifu/metrics.py, which checks who asks) end here."""
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response
@@ -151,4 +152,8 @@ class ProbeMiddleware:
             return _answer(200, {"status": "ok"})
         if path == "/readyz" and request.method in ("GET", "HEAD"):
             return _answer(*readiness())
+        if path == "/metrics" and request.method in ("GET", "HEAD") and settings.KIFU_METRICS:
+            from kifu.metrics import metrics_view
+
+            return metrics_view(request)
         return self.get_response(request)

@@ -44,7 +44,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # /healthz and /readyz, before host validation and the https redirect (kifu/health.py)
+    # /healthz, /readyz and /metrics, before host validation and the https redirect (kifu/health.py)
     "kifu.health.ProbeMiddleware",
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
@@ -59,6 +59,23 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# ---- metrics (kifu/metrics.py): GET /metrics in the Prometheus text format -------------------
+# django-prometheus times every request (its middlewares wrap all the others; ~50-70 us of CPU per
+# request, bench/metrics_overhead.py); KIFU_METRICS=false leaves all of it out. Counting queries
+# (its database backend) costs ~15-25 us per query, as much as a short query itself, so it is
+# opt-in: KIFU_METRICS_QUERIES=true (PostgreSQL's own statistics are the cheaper view). /metrics
+# answers an address in KIFU_METRICS_ALLOWED_ADDRESSES (networks; REMOTE_ADDR, never
+# X-Forwarded-For) or a request with Authorization: Bearer <KIFU_METRICS_TOKEN>.
+KIFU_METRICS = env_bool("KIFU_METRICS", True)
+KIFU_METRICS_QUERIES = KIFU_METRICS and env_bool("KIFU_METRICS_QUERIES", False)
+KIFU_METRICS_TOKEN = env.text("KIFU_METRICS_TOKEN", "")
+KIFU_METRICS_ALLOWED_ADDRESSES = env.networks("KIFU_METRICS_ALLOWED_ADDRESSES", "127.0.0.0/8,::1/128")
+if KIFU_METRICS:
+    INSTALLED_APPS.append("django_prometheus")
+    MIDDLEWARE.insert(1, "django_prometheus.middleware.PrometheusBeforeMiddleware")
+    MIDDLEWARE.insert(2, "kifu.metrics.StreamGaugeMiddleware")
+    MIDDLEWARE.append("django_prometheus.middleware.PrometheusAfterMiddleware")
 
 ROOT_URLCONF = "kifu.urls"
 WSGI_APPLICATION = "kifu.wsgi.application"
@@ -83,6 +100,12 @@ VAR_DIR = Path(os.environ.get("KIFU_VAR_DIR", BASE_DIR / "var"))
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": env.database("DATABASE_URL", conn_max_age=60, conn_health_checks=True)}
+    if (
+        KIFU_METRICS_QUERIES
+        and DATABASES["default"]
+        and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    ):
+        DATABASES["default"]["ENGINE"] = "django_prometheus.db.backends.postgresql"  # Django's, counting queries
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -1,0 +1,16 @@
+"""gunicorn settings shared by the web and streams pools (``gunicorn -c deploy/gunicorn.conf.py``).
+
+Bind address, workers and threads stay on the command line (they differ per pool). This file only
+keeps /metrics right when several processes serve it: with ``PROMETHEUS_MULTIPROC_DIR`` set
+(kifu/metrics.py), each process writes its samples to files there and a scrape sums them; a worker
+that exits is marked dead so its live gauges (open streams) stop counting.
+"""
+
+import os
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
