@@ -23,6 +23,7 @@ from games import accounts, moderation, receipts, record_io, selectors, services
 from games.engines import get_engine
 from games.models import Game, Submission
 from games.serializers import GameSerializer
+from kifu import logcontext
 from kifu.http import throttles
 from kifu.http.errors import ApiError, ErrorSerializer
 from kifu.http.params import float_param, int_param
@@ -301,6 +302,7 @@ class GameMovesView(APIView):
         finally:
             # Stored (or refused): no window waits for this request any more.
             receipts.receipt_done(request, left=result is not None and result.gate_left)
+        logcontext.bind(submission_id=result.submission.public_id)  # on the rest of this request's log lines
         submission = wait_for_verdict(result.submission, wait)
         return submission_response(submission, request)
 

@@ -3,10 +3,25 @@
 Bind address, workers and threads stay on the command line (they differ per pool). This file only
 keeps /metrics right when several processes serve it: with ``PROMETHEUS_MULTIPROC_DIR`` set
 (kifu/metrics.py), each process writes its samples to files there and a scrape sums them; a worker
-that exits is marked dead so its live gauges (open streams) stop counting.
+that exits is marked dead so its live gauges (open streams) stop counting. With
+``KIFU_LOG_FORMAT=json``, gunicorn's own lines (its error and access logs) are JSON like Kifu's.
 """
 
 import os
+
+if os.environ.get("KIFU_LOG_FORMAT", "").strip().lower() == "json":
+    from kifu.logcontext import JSON_FORMATTER
+
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": JSON_FORMATTER},
+        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+        "loggers": {
+            "gunicorn.error": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            "gunicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        },
+    }
 
 
 def child_exit(server, worker):

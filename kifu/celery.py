@@ -69,3 +69,35 @@ def _task_finished(**kwargs) -> None:
 
 signals.task_prerun.connect(_task_started, weak=False)
 signals.task_postrun.connect(_task_finished, weak=False)
+
+
+# ---- logs (kifu/logcontext.py): the game a task works on is on its log lines ---------------------
+def _task_log_context(**kwargs) -> None:
+    from kifu import logcontext
+
+    logcontext.task_context(**kwargs)
+
+
+def _task_log_context_clear(**kwargs) -> None:
+    from kifu import logcontext
+
+    logcontext.clear()
+
+
+signals.task_prerun.connect(_task_log_context, weak=False)
+signals.task_postrun.connect(_task_log_context_clear, weak=False)
+
+
+def _django_logging(**kwargs) -> None:
+    """With a receiver here Celery leaves logging alone: the worker logs through settings.LOGGING,
+    JSON lines like the web processes' (Celery's own format is not JSON)."""
+    import logging.config
+
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+
+
+# Read from the environment (this module is imported before the settings are), as settings reads it.
+if os.environ.get("KIFU_LOG_FORMAT", "").strip().lower() == "json":
+    signals.setup_logging.connect(_django_logging, weak=False)

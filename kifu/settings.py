@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from kifu.env import LOG_LEVELS, Env
+from kifu.logcontext import JSON_FORMATTER
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # /healthz, /readyz and /metrics, before host validation and the https redirect (kifu/health.py)
     "kifu.health.ProbeMiddleware",
+    "kifu.logcontext.LogContextMiddleware",  # game_id and submission_id on the request's log lines
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
     "django.middleware.security.SecurityMiddleware",
     "kifu.security.SecurityHeadersMiddleware",  # Content-Security-Policy and Permissions-Policy
@@ -356,11 +358,23 @@ LOGOUT_REDIRECT_URL = "/"
 WHITENOISE_USE_FINDERS = True
 
 LOG_LEVEL = env.choice("KIFU_LOG_LEVEL", "", (*LOG_LEVELS, ""))  # unset: WARNING for the root, INFO for kifu
+# KIFU_LOG_FORMAT=json: one JSON object per line (python-json-logger) for a log shipper, with the
+# game_id and submission_id of the move path (kifu/logcontext.py); the Celery worker and gunicorn
+# use the same (kifu/celery.py, deploy/gunicorn.conf.py). text (default): the readable lines.
+KIFU_LOG_FORMAT = env.choice("KIFU_LOG_FORMAT", "text", ("TEXT", "JSON")).lower()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "kifu.logcontext.ContextFilter"}},
+    "formatters": {"json": JSON_FORMATTER},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            **({"formatter": "json"} if KIFU_LOG_FORMAT == "json" else {}),
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL or "WARNING"},
-    "loggers": {"kifu": {"level": LOG_LEVEL or "INFO"}},
+    "loggers": {"kifu": {"level": LOG_LEVEL or "INFO"}, "celery": {"level": LOG_LEVEL or "INFO"}},
 }
 env.check()  # keep last: stops here, naming every bad variable, before anything runs on them
