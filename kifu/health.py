@@ -157,3 +157,59 @@ class ProbeMiddleware:
 
             return metrics_view(request)
         return self.get_response(request)
+
+
+# ---- container health checks: python -m kifu.health http PORT | beat SCHEDULE ------------------------
+def probe_http(port: int) -> str | None:
+    """None when ``/readyz`` on this machine's ``port`` answers 200, else what it said."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=PROBE_TIMEOUT_SECONDS * 3) as answer:
+            return None if answer.status == 200 else f"/readyz answered {answer.status}"
+    except urllib.error.HTTPError as error:
+        return f"/readyz answered {error.code}: {error.read()[:300].decode(errors='replace')}"
+    except OSError as error:
+        return f"/readyz did not answer: {error}"
+
+
+BEAT_STALE_SECONDS = 600  # beat writes its schedule file every 3 minutes (Celery's beat_sync_every default)
+
+
+def probe_beat(schedule: str, now: float | None = None) -> str | None:
+    """None when beat wrote its schedule file (any of the dbm's files) lately and Redis answers."""
+    import glob
+    import os
+
+    files = glob.glob(glob.escape(schedule) + "*")
+    if not files:
+        return f"no schedule file {schedule}* yet"
+    age = (time.time() if now is None else now) - max(os.path.getmtime(path) for path in files)
+    if age > BEAT_STALE_SECONDS:
+        return f"the schedule file was last written {age:.0f} s ago (beat writes it every 180 s)"
+    url = os.environ.get("REDIS_URL", "")
+    if url:
+        import redis
+
+        try:
+            redis.Redis.from_url(url, socket_connect_timeout=PROBE_TIMEOUT_SECONDS).ping()
+        except Exception as error:
+            return f"Redis at REDIS_URL did not answer PING: {error}"
+    return None
+
+
+def main(argv: list[str]) -> int:
+    usage = "usage: python -m kifu.health http PORT | beat SCHEDULE_FILE"
+    if len(argv) != 2 or argv[0] not in ("http", "beat") or (argv[0] == "http" and not argv[1].isdigit()):
+        print(usage)
+        return 2
+    problem = probe_http(int(argv[1])) if argv[0] == "http" else probe_beat(argv[1])
+    print(problem or "ok")
+    return 1 if problem else 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,168 @@
+"""The shape of deploy/compose.yaml, the Dockerfile and kifu.env.example (no Docker needed).
+
+Compose itself is not run here (the test machines have no Docker daemon); what is checked is what
+the operator's guide promises: data kept in a named volume, exactly one beat, a migrate job the
+others wait for, health checks and restart policies, and no secret with a default.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kifu import health
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+SERVICES = COMPOSE["services"]
+APP = {name for name, service in SERVICES.items() if "build" in service}
+JOBS = {"migrate"}
+
+
+def command(service) -> str:
+    value = service.get("command", "")
+    return " ".join(value) if isinstance(value, list) else value
+
+
+def test_the_app_services_are_the_ones_the_guide_names():
+    assert APP == {"migrate", "web", "streams", "worker", "beat"}
+    assert {"postgres", "redis"} <= set(SERVICES)
+
+
+@pytest.mark.parametrize("name", sorted(SERVICES))
+def test_every_service_restarts_and_says_when_it_is_healthy(name):
+    service = SERVICES[name]
+    assert service.get("restart") in ("unless-stopped", "always", "on-failure:5"), name
+    check = service["healthcheck"]
+    if name in JOBS:
+        assert check == {"disable": True}  # a job's health is its exit status
+        assert service["restart"].startswith("on-failure")  # a job that succeeded is not run again
+    else:
+        assert not check.get("disable") and check["test"], name
+        assert {"interval", "timeout", "retries"} <= set(check), name
+
+
+def test_exactly_one_beat():
+    beats = [name for name, service in SERVICES.items() if re.search(r"\bbeat\b", command(service))]
+    assert beats == ["beat"]
+    assert SERVICES["beat"]["deploy"]["replicas"] == 1
+    assert "beat" not in command(SERVICES["worker"])
+    assert str(SERVICES["worker"]["deploy"]["replicas"]).startswith("${KIFU_WORKERS")  # N workers
+
+
+def test_postgres_keeps_its_data_in_a_named_volume():
+    mounts = SERVICES["postgres"]["volumes"]
+    assert "pgdata:/var/lib/postgresql/data" in mounts
+    assert "pgdata" in COMPOSE["volumes"]
+
+
+def test_the_app_waits_for_the_migrate_job():
+    for name in APP - JOBS:
+        depends = SERVICES[name]["depends_on"]
+        assert depends["migrate"] == {"condition": "service_completed_successfully"}, name
+        assert depends["postgres"] == {"condition": "service_healthy"}, name
+        assert depends["redis"] == {"condition": "service_healthy"}, name
+    assert SERVICES["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert command(SERVICES["migrate"]) == "python manage.py migrate --noinput"
+    assert not any("migrate" in command(SERVICES[name]) for name in APP - JOBS)  # nobody races it
+
+
+def test_no_secret_has_a_default():
+    text = (ROOT / "deploy" / "compose.yaml").read_text()
+    for name in APP:  # the key comes from the env file only, where the example's value is refused
+        assert "KIFU_SECRET_KEY" not in SERVICES[name]["environment"], name
+    for match in re.finditer(r"\$\{POSTGRES_PASSWORD([^}]*)\}", text):
+        assert match.group(1).startswith(":?"), "compose must stop when the password is unset"
+    assert "POSTGRES_PASSWORD" in SERVICES["postgres"]["environment"]
+    for name in APP:
+        assert SERVICES[name]["env_file"] == ["kifu.env"]
+    example = (ROOT / "deploy" / "kifu.env.example").read_text()
+    assert re.search(r"^POSTGRES_PASSWORD=$", example, re.M)
+    assert re.search(r"^KIFU_SECRET_KEY=change-me-to-a-long-random-string$", example, re.M)  # refused by kifu/env.py
+
+
+def test_the_web_pools_are_probed_on_readyz():
+    assert SERVICES["web"]["healthcheck"]["test"] == ["CMD", "python", "-m", "kifu.health", "http", "8000"]
+    assert SERVICES["streams"]["healthcheck"]["test"] == ["CMD", "python", "-m", "kifu.health", "http", "8001"]
+    assert "--bind 0.0.0.0:8001" in command(SERVICES["streams"])
+
+
+def test_kifu_env_example_documents_every_setting():
+    settings_text = (ROOT / "kifu" / "settings.py").read_text()
+    read = set(re.findall(r"\"(KIFU_[A-Z_]+)\"", settings_text)) | {"DATABASE_URL", "REDIS_URL"}
+    read -= {"KIFU_EMBEDDED_PERIODIC"}
+    example = (ROOT / "deploy" / "kifu.env.example").read_text()
+    documented = set(re.findall(r"^#?([A-Z_]+)=", example, re.M))
+    assert read - documented == set()
+
+
+def test_the_dockerfile_builds_in_two_stages_as_a_plain_user():
+    text = (ROOT / "Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", text, re.M)) == 2
+    assert "pip install -r /tmp/requirements.txt" in text
+    assert re.search(r"^RUN .*\n?.*collectstatic --noinput", text, re.M)
+    users = re.findall(r"^USER (\S+)", text, re.M)
+    assert users and users[-1] not in ("root", "0")
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "deploy/kifu.env"} <= set(ignored)
+
+
+def test_requirements_are_pinned():
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            assert re.match(r"^[A-Za-z0-9_.\-\[\]]+==[0-9][^\s]*$", line), line
+
+
+# ---- the container health checks themselves --------------------------------------------------------
+def test_beat_probe_wants_a_fresh_schedule_file(tmp_path, monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    schedule = tmp_path / "celerybeat-schedule"
+    assert "no schedule file" in health.probe_beat(str(schedule))
+    (tmp_path / "celerybeat-schedule.db").write_bytes(b"")
+    assert health.probe_beat(str(schedule)) is None
+    later = schedule.with_suffix(".db").stat().st_mtime + health.BEAT_STALE_SECONDS + 1
+    assert "last written" in health.probe_beat(str(schedule), now=later)
+
+
+def test_beat_probe_wants_redis(tmp_path, monkeypatch):
+    from tests.deploy.test_health import closed_port_url
+
+    (tmp_path / "celerybeat-schedule").write_bytes(b"")
+    monkeypatch.setenv("REDIS_URL", closed_port_url())
+    assert "did not answer PING" in health.probe_beat(str(tmp_path / "celerybeat-schedule"))
+
+
+def test_http_probe_reports_what_readyz_said(capsys):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    answers = [503, 200]
+
+    class Readyz(BaseHTTPRequestHandler):
+        def do_GET(self):
+            assert self.path == "/readyz"
+            self.send_response(answers.pop(0))
+            self.end_headers()
+            self.wfile.write(b'{"code": "redis_unreachable"}')
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Readyz)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = str(server.server_address[1])
+        assert health.main(["http", port]) == 1
+        said = capsys.readouterr().out
+        assert "503" in said and "redis_unreachable" in said
+        assert health.main(["http", port]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert health.main(["http", port]) == 1  # nothing listens any more
+    assert "did not answer" in capsys.readouterr().out
+    assert health.main(["http", "x"]) == 2
