@@ -45,10 +45,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # /healthz, /readyz and /metrics, before host validation and the https redirect (kifu/health.py)
+    # /healthz, /readyz and /metrics, before host validation and the https redirect (kifu/health.py):
+    # one comparison of the path for every other request
     "kifu.health.ProbeMiddleware",
-    "kifu.logcontext.LogContextMiddleware",  # game_id and submission_id on the request's log lines
     "games.receipts.ReceiptMiddleware",  # first: a move request is stamped before anything else runs
+    "kifu.logcontext.LogContextMiddleware",  # game_id and submission_id on the request's log lines
     "django.middleware.security.SecurityMiddleware",
     "kifu.security.SecurityHeadersMiddleware",  # Content-Security-Policy and Permissions-Policy
     "kifu.http.guards.RefuseBadUrlText",  # a NUL in a URL is a 400 before any lookup (kifu/http/guards.py)
@@ -75,8 +76,12 @@ KIFU_METRICS_TOKEN = env.text("KIFU_METRICS_TOKEN", "")
 KIFU_METRICS_ALLOWED_ADDRESSES = env.networks("KIFU_METRICS_ALLOWED_ADDRESSES", "127.0.0.0/8,::1/128")
 if KIFU_METRICS:
     INSTALLED_APPS.append("django_prometheus")
-    MIDDLEWARE.insert(1, "django_prometheus.middleware.PrometheusBeforeMiddleware")
-    MIDDLEWARE.insert(2, "kifu.metrics.StreamGaugeMiddleware")
+    # Right after the move receipt stamp (games.receipts), which stays as early as it can be.
+    after_receipt = MIDDLEWARE.index("games.receipts.ReceiptMiddleware") + 1
+    MIDDLEWARE[after_receipt:after_receipt] = [
+        "django_prometheus.middleware.PrometheusBeforeMiddleware",
+        "kifu.metrics.StreamGaugeMiddleware",
+    ]
     MIDDLEWARE.append("django_prometheus.middleware.PrometheusAfterMiddleware")
 
 ROOT_URLCONF = "kifu.urls"

@@ -166,3 +166,19 @@ def test_http_probe_reports_what_readyz_said(capsys):
     assert health.main(["http", port]) == 1  # nothing listens any more
     assert "did not answer" in capsys.readouterr().out
     assert health.main(["http", "x"]) == 2
+
+
+def test_the_systemd_units_and_nginx_use_the_probes():
+    deploy = ROOT / "deploy"
+    for unit, port in (("kifu-web.service", 8000), ("kifu-streams.service", 8001)):
+        text = (deploy / unit).read_text()
+        assert f"http://127.0.0.1:{port}/readyz" in text and "ExecStartPost=" in text, unit
+        assert "-c deploy/gunicorn.conf.py" in text, unit
+        assert "manage.py migrate" not in text, unit  # kifu-migrate.service does it, once
+    for unit in ("kifu-web.service", "kifu-streams.service", "kifu-worker.service", "kifu-beat.service"):
+        text = (deploy / unit).read_text()
+        assert "After=" in text and "kifu-migrate.service" in text and "Restart=always" in text, unit
+    assert "manage.py migrate --noinput" in (deploy / "kifu-migrate.service").read_text()
+    nginx = (deploy / "nginx.conf").read_text()
+    assert re.search(r"location ~ \^/\(healthz\|readyz\|metrics\)\$ \{[^}]*deny all;", nginx)
+    assert "max_fails=3" in nginx
