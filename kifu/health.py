@@ -136,6 +136,9 @@ def readiness() -> tuple[int, dict]:
 def _answer(status: int, body: dict) -> JsonResponse:
     response = JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
     response["Cache-Control"] = "no-store"
+    # A 503 here is logged once, by readiness() (a warning naming what failed), not again by Django
+    # as an ERROR "Service Unavailable" on every probe (django.utils.log.log_response reads this).
+    response._has_been_logged = True
     return response
 
 

@@ -55,7 +55,7 @@ def test_probes_ignore_allowed_hosts_and_the_https_redirect(client, settings):
 
 
 @pytest.mark.django_db
-def test_readyz_503_when_redis_is_unreachable(client, settings):
+def test_readyz_503_when_redis_is_unreachable(client, settings, caplog):
     settings.REDIS_URL = closed_port_url()
     settings.CELERY_BROKER_URL = settings.REDIS_URL
     started = time.monotonic()
@@ -71,6 +71,8 @@ def test_readyz_503_when_redis_is_unreachable(client, settings):
         "broker": "broker_unreachable",
     }
     assert "REDIS_URL" in body["message"] and "broker" in body["message"]
+    # One warning that says what failed, not a Django ERROR per probe on top of it.
+    assert [(r.name, r.levelname) for r in caplog.records] == [("kifu.health", "WARNING")]
 
 
 @pytest.mark.django_db
