@@ -8,6 +8,9 @@ What is measured, and by what:
 - Celery tasks run by a worker: ``kifu_task_duration_seconds{task,state}`` (a histogram, observed
   from Celery's ``task_prerun``/``task_postrun`` signals in the worker);
 - open live streams: ``kifu_streams_open`` (a gauge around every streaming response, per process);
+- verdict latency: ``kifu_verdict_latency_seconds{status}``, receipt to verdict, for the verdicts
+  that ``POST .../moves`` returns (clients that wait; a verdict only polled for is not counted, a
+  repeated POST of the same move counts again);
 - read at scrape time from the stores, so every web process reports the same numbers:
   ``kifu_celery_queue_length{queue}`` (Redis ``LLEN`` of the queue and its priority lists),
   ``kifu_submissions_pending`` and ``kifu_submission_oldest_pending_age_seconds`` (one query, the
@@ -32,6 +35,7 @@ import ipaddress
 import logging
 import os
 import time
+from datetime import datetime
 
 from django.apps import apps
 from django.conf import settings
@@ -50,6 +54,12 @@ TASK_DURATION = Histogram(
     "Run time of Celery tasks in a worker, by task and end state.",
     ["task", "state"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+VERDICT_LATENCY = Histogram(
+    "kifu_verdict_latency_seconds",
+    "From a move's receipt to its verdict, for the verdicts POST .../moves?wait= returned, by status.",
+    ["status"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 SOURCE_ERRORS = Counter(
     "kifu_metrics_source_errors_total", "Scrapes that could not read a store (redis, database).", ["source"]
@@ -173,17 +183,34 @@ def metrics_view(request) -> HttpResponse:
     return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
 
 
-class StreamGaugeMiddleware:
-    """Counts the streaming responses open in this process (the live streams) in ``kifu_streams_open``."""
+class ResponseMetricsMiddleware:
+    """What the responses themselves show: the live streams open in this process
+    (``kifu_streams_open``), and the verdicts a ``POST .../moves`` returns (``kifu_verdict_latency_seconds``,
+    from the submission's ``received_at`` to its ``decided_at``, as the response already carries them)."""
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response
 
     def __call__(self, request):
         response = self.get_response(request)
-        if response.streaming and request.path_info.endswith("/stream"):  # not whitenoise's files
-            response.streaming_content = _counted(response.streaming_content)
+        if response.streaming:
+            if request.path_info.endswith("/stream"):  # not whitenoise's files
+                response.streaming_content = _counted(response.streaming_content)
+        elif response.status_code in (200, 422) and request.method == "POST":
+            match = request.resolver_match
+            if match is not None and match.url_name == "game-moves":
+                _observe_verdict(getattr(response, "data", None))
         return response
+
+
+def _observe_verdict(data) -> None:
+    submission = data.get("submission", data) if isinstance(data, dict) else None
+    try:
+        received = datetime.fromisoformat(submission["received_at"])
+        decided = datetime.fromisoformat(submission["decided_at"])
+    except (TypeError, KeyError, ValueError):
+        return  # not a decided submission
+    VERDICT_LATENCY.labels(submission.get("status", "")).observe(max((decided - received).total_seconds(), 0.0))
 
 
 def _counted(content):

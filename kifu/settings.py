@@ -80,7 +80,7 @@ if KIFU_METRICS:
     after_receipt = MIDDLEWARE.index("games.receipts.ReceiptMiddleware") + 1
     MIDDLEWARE[after_receipt:after_receipt] = [
         "django_prometheus.middleware.PrometheusBeforeMiddleware",
-        "kifu.metrics.StreamGaugeMiddleware",
+        "kifu.metrics.ResponseMetricsMiddleware",
     ]
     MIDDLEWARE.append("django_prometheus.middleware.PrometheusAfterMiddleware")
 

@@ -129,7 +129,7 @@ def test_open_streams_are_counted_while_they_are_read(client):
     from django.http import StreamingHttpResponse
     from django.test import RequestFactory
 
-    middleware = metrics.StreamGaugeMiddleware(lambda request: StreamingHttpResponse(iter([b"a", b"b"])))
+    middleware = metrics.ResponseMetricsMiddleware(lambda request: StreamingHttpResponse(iter([b"a", b"b"])))
     response = middleware(RequestFactory().get("/api/games/x/stream"))
     before = gauge()
     body = iter(response.streaming_content)
@@ -196,3 +196,31 @@ def test_query_counting_is_opt_in(queries, engine):
         [sys.executable, "-c", code], env={**env, "DJANGO_SETTINGS_MODULE": "kifu.settings"}, capture_output=True
     )
     assert out.stdout.decode().strip().startswith(engine), out.stderr.decode()
+
+
+def test_verdict_latency_is_observed_from_the_move_answer(client, players, django_capture_on_commit_callbacks):
+    """A decided verdict in a POST .../moves answer is observed with its receipt-to-verdict time:
+    here the repeat of a move (same idempotency key) after the worker decided it in-process."""
+    from rest_framework.test import APIClient
+
+    from kifu.celery import app
+
+    oya, ko = players
+    game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
+    api = APIClient()
+    api.force_authenticate(oya)
+    key = {"status": "accepted"}
+    before = metrics.REGISTRY.get_sample_value("kifu_verdict_latency_seconds_count", key) or 0
+    body = {"move": {"type": "resign"}, "idempotency_key": "v"}
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert api.post(f"/api/games/{game.id}/moves", body, format="json").status_code == 202
+    finally:
+        app.conf.task_always_eager = False
+    assert (metrics.REGISTRY.get_sample_value("kifu_verdict_latency_seconds_count", key) or 0) == before  # pending
+    response = api.post(f"/api/games/{game.id}/moves", body, format="json")
+    assert response.status_code == 200, response.content
+    assert metrics.REGISTRY.get_sample_value("kifu_verdict_latency_seconds_count", key) == before + 1
+    api.get(response.json()["url"])  # reading it elsewhere observes nothing more
+    assert metrics.REGISTRY.get_sample_value("kifu_verdict_latency_seconds_count", key) == before + 1
