@@ -66,7 +66,7 @@ MIDDLEWARE = [
 # ---- metrics (kifu/metrics.py): GET /metrics in the Prometheus text format -------------------
 # django-prometheus times every request (its middlewares wrap all the others; ~50-100 us of CPU per
 # request, bench/metrics_overhead.py); KIFU_METRICS=false leaves all of it out. Counting queries
-# (its database backend) costs ~15-25 us per query, as much as a short query itself, so it is
+# (its database backend) costs ~10-25 us per query, as much as a short query itself, so it is
 # opt-in: KIFU_METRICS_QUERIES=true (PostgreSQL's own statistics are the cheaper view). /metrics
 # answers an address in KIFU_METRICS_ALLOWED_ADDRESSES (networks; REMOTE_ADDR, never
 # X-Forwarded-For) or a request with Authorization: Bearer <KIFU_METRICS_TOKEN>.
