@@ -9,6 +9,10 @@ that exits is marked dead so its live gauges (open streams) stop counting. With
 
 import os
 
+# gunicorn 27's control socket ($HOME/.gunicorn/gunicorn.ctl) is unused here, and the web and streams
+# pools of one host would share its path; the kifu user's home may not be writable either.
+control_socket_disable = True
+
 if os.environ.get("KIFU_LOG_FORMAT", "").strip().lower() == "json":
     from kifu.logcontext import JSON_FORMATTER
 
