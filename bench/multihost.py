@@ -255,6 +255,7 @@ class Cluster:
             "KIFU_THROTTLE_USER": "1000000/minute",
             "KIFU_THROTTLE_ANON": "1000000/minute",
             "KIFU_SUBMISSION_REQUEUE_SECONDS": "2",
+            "KIFU_DB_IDLE_TRANSACTION_SECONDS": "30",  # as kifu.env.example advises (with keepalives)
             "KIFU_SECURE_COOKIES": "false",
             "PYTHONUNBUFFERED": "1",
             "DJANGO_SETTINGS_MODULE": "kifu.settings",

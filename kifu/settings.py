@@ -107,6 +107,24 @@ VAR_DIR = Path(os.environ.get("KIFU_VAR_DIR", BASE_DIR / "var"))
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": env.database("DATABASE_URL", conn_max_age=60, conn_health_checks=True)}
+    # A host cut off mid-transaction (bin/multihost found it) leaves its session idle in transaction,
+    # holding its game's row lock until PostgreSQL notices the client is gone - hours with the
+    # kernel's keepalive defaults - and every move of that game on the other hosts queues behind it.
+    # Keepalives (every session asks for them) find a dead client in about 3x this many seconds;
+    # KIFU_DB_IDLE_TRANSACTION_SECONDS (0: off) also ends a transaction its live client left idle.
+    KIFU_DB_KEEPALIVE_SECONDS = env.integer("KIFU_DB_KEEPALIVE_SECONDS", 10, minimum=0, maximum=3600)
+    KIFU_DB_IDLE_TRANSACTION_SECONDS = env.integer("KIFU_DB_IDLE_TRANSACTION_SECONDS", 0, minimum=0, maximum=86400)
+    if DATABASES["default"] and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        session = []
+        if KIFU_DB_KEEPALIVE_SECONDS:
+            every = max(KIFU_DB_KEEPALIVE_SECONDS // 2, 1)
+            session += [f"tcp_keepalives_idle={KIFU_DB_KEEPALIVE_SECONDS}", f"tcp_keepalives_interval={every}"]
+            session += ["tcp_keepalives_count=3"]
+        if KIFU_DB_IDLE_TRANSACTION_SECONDS:
+            session.append(f"idle_in_transaction_session_timeout={KIFU_DB_IDLE_TRANSACTION_SECONDS * 1000}")
+        if session:
+            options = DATABASES["default"].setdefault("OPTIONS", {})
+            options["options"] = " ".join([options.get("options", ""), *(f"-c {item}" for item in session)]).strip()
     if (
         KIFU_METRICS_QUERIES
         and DATABASES["default"]

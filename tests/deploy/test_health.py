@@ -111,3 +111,38 @@ def test_readyz_embedded_has_no_redis_to_check(settings):
 
 def test_other_methods_fall_through(client):
     assert client.post("/healthz").status_code == 404
+
+
+@pytest.mark.django_db
+def test_sessions_ask_for_keepalives_so_a_vanished_host_gives_its_locks_back():
+    """bin/multihost: a host cut off mid-transaction held its game's row lock until PostgreSQL
+    noticed; every Kifu session asks the server for keepalive probes (and may cap idle transactions)."""
+    from django.conf import settings
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW tcp_keepalives_idle")
+        assert cursor.fetchone()[0] in (
+            str(settings.KIFU_DB_KEEPALIVE_SECONDS),
+            f"{settings.KIFU_DB_KEEPALIVE_SECONDS}s",
+        )
+        cursor.execute("SHOW tcp_keepalives_count")
+        assert cursor.fetchone()[0] == "3"
+
+
+def test_idle_transactions_can_be_capped():
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "KIFU_DB_IDLE_TRANSACTION_SECONDS": "45",
+        "KIFU_DB_KEEPALIVE_SECONDS": "0",
+        "DATABASE_URL": "postgres://u@127.0.0.1:5432/kifu",
+        "DJANGO_SETTINGS_MODULE": "kifu.settings",
+    }
+    code = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS']['options'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "-c idle_in_transaction_session_timeout=45000", out.stderr
