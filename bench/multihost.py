@@ -17,7 +17,9 @@ Checked (exit status 1 when any fails): every game of phase 3 finished; every ve
 accepted is an accepted submission with the same event; per game, accepted submissions and move
 events are as many and no event number is used twice (nothing lost, nothing applied twice);
 ``kifu verify --all`` passes; app1's worker answers a ping again once the link is back, and app1
-serves requests again. Everything made is removed at the end (namespaces, processes, the data).
+serves requests again. Last, app1 takes a game's row lock in an open transaction and is cut off
+again: the other host must get the lock within a bounded time (PostgreSQL session keepalives).
+Everything made is removed at the end (namespaces, processes, the data).
 """
 
 from __future__ import annotations
@@ -234,6 +236,36 @@ print(json.dumps({"problems": problems, "accepted": Submission.objects.filter(st
 """
 
 
+LOCK = """
+import os, sys, time, django
+os.environ["DJANGO_SETTINGS_MODULE"] = "kifu.settings"
+django.setup()
+from django.db import transaction
+from games.models import Game
+with transaction.atomic():
+    Game.objects.select_for_update().get(pk=sys.argv[1])
+    print("locked", flush=True)
+    time.sleep(600)
+"""
+TAKE = """
+import os, sys, time, django
+os.environ["DJANGO_SETTINGS_MODULE"] = "kifu.settings"
+django.setup()
+from django.db import OperationalError, connection, transaction
+from games.models import Game
+started = time.monotonic()
+while time.monotonic() - started < 180:
+    try:
+        with transaction.atomic():
+            connection.cursor().execute("SET LOCAL lock_timeout = '1s'")
+            Game.objects.select_for_update().get(pk=sys.argv[1])
+        print(f"{time.monotonic() - started:.1f}")
+        break
+    except OperationalError:
+        pass
+"""
+
+
 class Cluster:
     def __init__(self, args) -> None:
         from kifu.devstack import Process
@@ -255,7 +287,8 @@ class Cluster:
             "KIFU_THROTTLE_USER": "1000000/minute",
             "KIFU_THROTTLE_ANON": "1000000/minute",
             "KIFU_SUBMISSION_REQUEUE_SECONDS": "2",
-            "KIFU_DB_IDLE_TRANSACTION_SECONDS": "30",  # as kifu.env.example advises (with keepalives)
+            # as kifu.env.example advises (with keepalives); set both to 0 to see the lock kept
+            "KIFU_DB_IDLE_TRANSACTION_SECONDS": os.environ.get("KIFU_DB_IDLE_TRANSACTION_SECONDS", "30"),
             "KIFU_SECURE_COOKIES": "false",
             "PYTHONUNBUFFERED": "1",
             "DJANGO_SETTINGS_MODULE": "kifu.settings",
@@ -442,6 +475,25 @@ def main() -> None:
         if verify.returncode != 0:
             problems.append("kifu verify --all: " + (verify.stdout + verify.stderr)[-2000:])
 
+        # The fault a run once hit by chance, made on purpose: app1 holds a game's row lock in an open
+        # transaction when its link goes down. How long until app2 can take the lock?
+        locker = subprocess.Popen(
+            ["ip", "netns", "exec", cluster.net.ns("app1"), sys.executable, "-c", LOCK, cut["games"][0]],
+            env=cluster.env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        cluster.net.mend("app1")
+        if locker.stdout.readline().strip() == "locked":
+            cluster.net.cut("app1")
+            took = cluster.net.run("app2", [sys.executable, "-c", TAKE, cut["games"][0]], env=cluster.env, cwd=ROOT)
+            waited = took.stdout.strip()
+            print(f"a cut host's row lock: app2 took it after {waited or 'more than 180'} s", flush=True)
+            if not waited:
+                problems.append("a cut-off host's row lock was not given back within 180 s")
+        locker.kill()
+        locker.wait()
         cluster.net.mend("app1")
         started = time.monotonic()
         try:
