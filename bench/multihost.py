@@ -145,7 +145,10 @@ def client_main(args) -> None:
     def new_game(sessions, seats):
         answer = call(sessions[0], "POST", "/api/games", json={"engine": "nine-card", "seats": seats})
         answer.raise_for_status()
-        return answer.json()["id"]
+        game = answer.json()["id"]
+        if answer.json()["status"] == "open":  # the invited seat accepts; that starts the game
+            call(sessions[1], "POST", f"/api/games/{game}/accept").raise_for_status()
+        return game
 
     games = []
 

@@ -25,6 +25,7 @@ users = get_user_model().objects
 oya = users.create_user("bk-" + uuid.uuid4().hex[:8], password="a-long-pass-1")
 ko = users.create_user("bk-" + uuid.uuid4().hex[:8], password="a-long-pass-1")
 game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
+services.game_accept(game_id=game.id, user=ko)
 services.move_submit(game_id=game.id, user=oya, move={"type": "resign"}, idempotency_key="bk")
 game.refresh_from_db()
 assert game.status == "finished", game.status

@@ -50,6 +50,7 @@ def test_requests_and_queries_are_counted(client):
 def test_pending_submissions_and_the_oldest_age(client, players):
     oya, ko = players
     game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
+    services.game_accept(game_id=game.id, user=ko)
     assert scrape(client)["kifu_submissions_pending{}"] == 0
     assert scrape(client)["kifu_submission_oldest_pending_age_seconds{}"] == 0
     # In the test transaction nothing queued on commit runs: the submission stays pending.
@@ -207,6 +208,7 @@ def test_verdict_latency_is_observed_from_the_move_answer(client, players, djang
 
     oya, ko = players
     game = services.game_create(engine_slug="nine-card", config={}, seats=[oya, ko], created_by=oya)
+    services.game_accept(game_id=game.id, user=ko)  # an invited seat accepts; the game starts
     api = APIClient()
     api.force_authenticate(oya)
     key = {"status": "accepted"}
