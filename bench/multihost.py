@@ -126,7 +126,13 @@ def client_main(args) -> None:
             live = [host for host in hosts if down_until[host] <= time.monotonic()] or hosts
             host = random.choice(live)
             try:
-                return session.request(method, f"http://{host}{path}", timeout=timeout, **kwargs)
+                answer = session.request(method, f"http://{host}{path}", timeout=timeout, **kwargs)
+                if answer.status_code != 503:
+                    return answer
+                # 503 service_unavailable + Retry-After (a host whose Redis connection broke with the
+                # link, on its first use after): what the API asks of a client, try again shortly.
+                time.sleep(0.5)
+                continue
             except requests.RequestException:
                 down_until[host] = time.monotonic() + 10
                 with lock:
@@ -147,10 +153,14 @@ def client_main(args) -> None:
         answer.raise_for_status()
         game = answer.json()["id"]
         if answer.json()["status"] == "open":  # the invited seat accepts; that starts the game
-            call(sessions[1], "POST", f"/api/games/{game}/accept").raise_for_status()
+            accepted = call(sessions[1], "POST", f"/api/games/{game}/accept")
+            # 409 game_not_open: an earlier try (to a host then cut off) accepted it already
+            if not (accepted.status_code == 409 and accepted.json().get("code") == "game_not_open"):
+                accepted.raise_for_status()
         return game
 
     games = []
+    errors = []  # a client thread that died: reported, never silently fewer games
 
     def play(session, game):
         while time.monotonic() < clock["deadline"]:
@@ -177,6 +187,14 @@ def client_main(args) -> None:
     ready = threading.Barrier(args.games + 1, action=start_clock)
 
     def pair(index):
+        try:
+            play_pair()
+        except BaseException as error:
+            with lock:
+                errors.append(f"{type(error).__name__}: {error}")
+            raise
+
+    def play_pair():
         sessions = [requests.Session(), requests.Session()]
         try:
             seats = [account(session) for session in sessions]  # password hashing: before the clock
@@ -207,6 +225,7 @@ def client_main(args) -> None:
         thread.join()
     elapsed = time.monotonic() - clock["started"]
     result = {"moves": count[0], "seconds": elapsed, "games": games, "seen": seen, "failovers": failovers[0]}
+    result["errors"] = errors
     Path(args.out).write_text(json.dumps(result))
 
 
@@ -467,6 +486,9 @@ def main() -> None:
             f"cut: {len(cut['games'])} games, {cut['moves']} moves in {cut['seconds']:.1f} s,",
             f"{cut['failovers']} failovers",
         )
+        problems += [f"client: {error}" for error in cut["errors"]]
+        if len(cut["games"]) != args.games * args.rounds:
+            problems.append(f"{len(cut['games'])} games played, {args.games * args.rounds} expected")
         played = cluster.tmp / "played.json"
         played.write_text(json.dumps(cut))
         checked = cluster.net.run("app2", [sys.executable, "-c", CHECK, str(played)], env=cluster.env, cwd=ROOT)
