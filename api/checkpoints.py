@@ -10,11 +10,11 @@ from rest_framework.views import APIView
 
 from games import checkpoints
 from games.models import Checkpoint, CheckpointLeaf
-from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.errors import ApiError, ErrorSerializer, error_responses
 
 from .views import load_game, refuse_delayed_spectator
 
-ERRORS = {code: ErrorSerializer for code in (400, 404, 409)}
+ERRORS = error_responses(400, 404, 409)
 
 
 class CheckpointSerializer(serializers.Serializer):

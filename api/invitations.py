@@ -13,11 +13,11 @@ from rest_framework.views import APIView
 from games import selectors, services
 from games.models import Game
 from games.serializers import GameSerializer
-from kifu.http.errors import ErrorSerializer
+from kifu.http.errors import error_responses
 
 from .views import load_game
 
-ERRORS = {code: ErrorSerializer for code in (401, 403, 404, 409)}
+ERRORS = error_responses(401, 403, 404, 409)
 
 
 class InvitationSerializer(serializers.Serializer):

@@ -8,11 +8,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import moderation
-from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.errors import ApiError, error_responses
 
 from .views import load_game
 
-ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409)}
+ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 class ReasonSerializer(serializers.Serializer):

@@ -25,14 +25,14 @@ from games.models import Game, Submission
 from games.serializers import GameSerializer
 from kifu import logcontext
 from kifu.http import throttles
-from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.errors import ApiError, ErrorSerializer, error_responses
 from kifu.http.params import float_param, int_param
 
 from . import serializers as s
 from .openapi import ref
 
 User = get_user_model()
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+ERRORS = error_responses(400, 401, 403, 404)
 
 
 # ---- accounts -----------------------------------------------------------------------------

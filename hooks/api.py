@@ -7,12 +7,12 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kifu.http.errors import ApiError, ErrorSerializer
+from kifu.http.errors import ApiError, error_responses
 
 from . import selectors, services
 from .models import Delivery, DeliveryAttempt, Webhook
 
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 404: ErrorSerializer}
+ERRORS = error_responses(400, 401, 404)
 
 
 class WebhookCreateSerializer(serializers.Serializer):

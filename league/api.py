@@ -14,48 +14,15 @@ from rest_framework.views import APIView
 
 from games.selectors import game_get
 from games.serializers import GameSerializer
-from kifu.http.errors import ApiError, ErrorSerializer
-from kifu.http.params import int_param
+from kifu.http.errors import ApiError, error_responses
+from kifu.http.params import int_param, validated
 
 from . import exports, selectors, services
 from . import serializers as s
+from .loaders import load_challenge, load_club, load_ladder, load_user
 from .models import Challenge, Match, PlayerProfile
 
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
-
-
-def load_club(slug: str):
-    club = selectors.club_get(slug=slug)
-    if club is None:
-        raise ApiError("not_found", f"no club called {slug!r}", status.HTTP_404_NOT_FOUND)
-    return club
-
-
-def load_ladder(pk):
-    ladder = selectors.ladder_get(ladder_id=pk)
-    if ladder is None:
-        raise ApiError("not_found", "no such ladder", status.HTTP_404_NOT_FOUND)
-    return ladder
-
-
-def load_challenge(pk):
-    challenge = selectors.challenge_get(challenge_id=pk)
-    if challenge is None:
-        raise ApiError("not_found", "no such challenge", status.HTTP_404_NOT_FOUND)
-    return challenge
-
-
-def load_user(username: str, *, field: str = "username"):
-    user = selectors.user_by_name(username)
-    if user is None:
-        raise ApiError("no_such_player", f"{field}: no player called {username!r}")
-    return user
-
-
-def valid(serializer_class, request):
-    data = serializer_class(data=request.data)
-    data.is_valid(raise_exception=True)
-    return data.validated_data
+ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 # ---- players ----------------------------------------------------------------------------------
@@ -71,7 +38,7 @@ class ProfileView(APIView):
     @extend_schema(request=s.ProfileUpdateSerializer, responses={200: s.ProfileSerializer, **ERRORS}, tags=["players"])
     def patch(self, request):
         """Change your display name or language."""
-        profile = services.profile_update(user=request.user, **valid(s.ProfileUpdateSerializer, request))
+        profile = services.profile_update(user=request.user, **validated(s.ProfileUpdateSerializer, request))
         return Response(s.ProfileSerializer(profile).data)
 
 
@@ -98,7 +65,7 @@ class ClubListView(APIView):
     @extend_schema(request=s.ClubCreateSerializer, responses={201: s.ClubSerializer, **ERRORS}, tags=["clubs"])
     def post(self, request):
         """Found a club; you become its first organiser (and may manage it in the web admin)."""
-        club = services.club_create(by=request.user, **valid(s.ClubCreateSerializer, request))
+        club = services.club_create(by=request.user, **validated(s.ClubCreateSerializer, request))
         return Response(s.ClubSerializer(club).data, status=status.HTTP_201_CREATED)
 
 
@@ -112,7 +79,7 @@ class ClubDetailView(APIView):
     def patch(self, request, slug: str):
         """Organisers: rename the club or change its description."""
         club = services.club_update(
-            club_id=load_club(slug).pk, by=request.user, **valid(s.ClubUpdateSerializer, request)
+            club_id=load_club(slug).pk, by=request.user, **validated(s.ClubUpdateSerializer, request)
         )
         return Response(s.ClubSerializer(club).data)
 
@@ -127,7 +94,7 @@ class MemberListView(APIView):
     @extend_schema(request=s.InviteSerializer, responses={201: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
     def post(self, request, slug: str):
         """Organisers: invite a player (as member or organiser); one who asked to join is admitted."""
-        data = valid(s.InviteSerializer, request)
+        data = validated(s.InviteSerializer, request)
         membership = services.membership_invite(
             club_id=load_club(slug).pk, by=request.user, user=load_user(data["username"]), role=data["role"]
         )
@@ -148,7 +115,7 @@ class MemberDetailView(APIView):
     @extend_schema(request=s.RoleSerializer, responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
     def patch(self, request, slug: str, username: str):
         """Organisers: make a member an organiser, or an organiser a member."""
-        data = valid(s.RoleSerializer, request)
+        data = validated(s.RoleSerializer, request)
         membership = services.membership_set_role(
             club_id=load_club(slug).pk, by=request.user, user=load_user(username), role=data["role"]
         )
@@ -180,7 +147,7 @@ class ClubLadderListView(APIView):
     def post(self, request, slug: str):
         """Organisers: a challenge ladder (two-player game) or a rating ladder (any game) for one game."""
         ladder = services.ladder_create(
-            club_id=load_club(slug).pk, by=request.user, **valid(s.LadderCreateSerializer, request)
+            club_id=load_club(slug).pk, by=request.user, **validated(s.LadderCreateSerializer, request)
         )
         return Response(s.LadderSerializer(ladder).data, status=status.HTTP_201_CREATED)
 
@@ -194,7 +161,7 @@ class LadderDetailView(APIView):
     @extend_schema(request=s.LadderUpdateSerializer, responses={200: s.LadderSerializer, **ERRORS}, tags=["ladders"])
     def patch(self, request, pk: int):
         """Organisers: rename, or change settings (logged; effective from now on)."""
-        data = valid(s.LadderUpdateSerializer, request)
+        data = validated(s.LadderUpdateSerializer, request)
         ladder = services.ladder_update(ladder_id=load_ladder(pk).pk, by=request.user, **data)
         return Response(s.LadderSerializer(load_ladder(ladder.pk)).data)
 
@@ -256,7 +223,7 @@ class LadderWithdrawView(APIView):
     @extend_schema(request=s.WithdrawSerializer, responses={204: None, **ERRORS}, tags=["ladders"])
     def post(self, request, pk: int):
         """Leave the ladder (organisers may withdraw anyone); your open challenges become void."""
-        data = valid(s.WithdrawSerializer, request)
+        data = validated(s.WithdrawSerializer, request)
         player = load_user(data["username"]) if data.get("username") else request.user
         services.ladder_withdraw(ladder_id=load_ladder(pk).pk, by=request.user, player=player, reason=data["reason"])
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -281,7 +248,7 @@ class RatedGameView(APIView):
     )
     def post(self, request, pk: int):
         """Rating ladders: start a rated game (or match) between members; its ranking will be rated."""
-        data = valid(s.RatedGameSerializer, request)
+        data = validated(s.RatedGameSerializer, request)
         players = [load_user(name, field="players") for name in data["players"]]
         created = services.rated_game_create(ladder_id=load_ladder(pk).pk, by=request.user, players=players)
         if isinstance(created, Match):
@@ -295,7 +262,7 @@ class CorrectionView(APIView):
     @extend_schema(request=s.CorrectionSerializer, responses={201: s.LadderEventSerializer, **ERRORS}, tags=["ladders"])
     def post(self, request, pk: int):
         """Organisers: correct a logged result, forfeit, drop or withdrawal; everything after is recomputed."""
-        data = valid(s.CorrectionSerializer, request)
+        data = validated(s.CorrectionSerializer, request)
         changes = dict(data["changes"])
         if isinstance(changes.get("ranking"), list):
             changes["ranking"] = [
@@ -337,7 +304,7 @@ class ChallengeListView(APIView):
     )
     def post(self, request, pk: int):
         """Challenge a player above you; they have the ladder's accept_days to accept or decline."""
-        data = valid(s.ChallengeCreateSerializer, request)
+        data = validated(s.ChallengeCreateSerializer, request)
         challenge = services.challenge_create(
             ladder_id=load_ladder(pk).pk, by=request.user, defender=load_user(data["defender"], field="defender")
         )
@@ -395,7 +362,7 @@ class ChallengeResultView(APIView):
     @extend_schema(request=s.ResultSerializer, responses={200: s.ChallengeSerializer, **ERRORS}, tags=["challenges"])
     def post(self, request, pk):
         """Organisers: record the result of a challenge played at a table (winner null: a draw)."""
-        data = valid(s.ResultSerializer, request)
+        data = validated(s.ResultSerializer, request)
         winner = load_user(data["winner"], field="winner") if data["winner"] else None
         challenge = services.challenge_result_record(challenge_id=load_challenge(pk).pk, by=request.user, winner=winner)
         return Response(s.ChallengeSerializer(load_challenge(challenge.pk)).data)
@@ -416,7 +383,7 @@ class MatchListView(APIView):
     def post(self, request):
         """A friendly match you play in: best_of N, first_to N points (wins or game scores), or a
         session of N games under the game's own carry-over rules."""
-        data = valid(s.MatchCreateSerializer, request)
+        data = validated(s.MatchCreateSerializer, request)
         players = [load_user(name, field="players") for name in data["players"]]
         spec = {"format": data["format"], "target": data["target"], "points": data["points"]}
         match = services.match_create(

@@ -49,6 +49,12 @@ class ErrorSerializer(serializers.Serializer):
     fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False)
 
 
+def error_responses(*statuses: int) -> dict:
+    """The schema's error answers of an operation (``extend_schema(responses={...})``): each status
+    in the one error shape."""
+    return dict.fromkeys(statuses, ErrorSerializer)
+
+
 class ApiError(exceptions.APIException):
     """Raised by views for a refusal with a stable code."""
 

@@ -12,15 +12,17 @@ from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kifu.http.errors import ApiError
-from league.api import ERRORS, load_club, load_user, valid
+from kifu.http.errors import ApiError, error_responses
+from kifu.http.params import validated
 from league.exports import calendar_response, csv_response, season_calendar
+from league.loaders import load_club, load_user
 
 from . import selectors, services
 from . import serializers as s
 from .models import Season
 
 TAGS = ["seasonal leagues"]
+ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 def load_league(pk):
@@ -66,7 +68,7 @@ class ClubLeagueListView(APIView):
         """Organisers: found a league of a two-player game (settings: cycles, days_per_round,
         divisions, promote, relegate, points, tiebreaks, allow_bots)."""
         league = services.league_create(
-            club_id=load_club(slug).pk, by=request.user, **valid(s.SeasonLeagueCreateSerializer, request)
+            club_id=load_club(slug).pk, by=request.user, **validated(s.SeasonLeagueCreateSerializer, request)
         )
         return Response(s.SeasonLeagueSerializer(league).data, status=status.HTTP_201_CREATED)
 
@@ -83,7 +85,7 @@ class LeagueDetailView(APIView):
     def patch(self, request, pk: int):
         """Organisers: change settings; they apply from the next season on (a running season keeps
         its own copy, ``rules``)."""
-        data = valid(s.SeasonLeagueUpdateSerializer, request)
+        data = validated(s.SeasonLeagueUpdateSerializer, request)
         league = services.league_update(league_id=load_league(pk).pk, by=request.user, **data)
         return Response(s.SeasonLeagueSerializer(league).data)
 
@@ -93,7 +95,7 @@ class LeaguePlayersView(APIView):
     def post(self, request, pk: int):
         """Organisers: add a club member for the next season (newcomers join the bottom division);
         a bot account only if the league allows bots (403 ``bots_not_allowed``)."""
-        username = valid(s.SeasonPlayerAddSerializer, request)["username"]
+        username = validated(s.SeasonPlayerAddSerializer, request)["username"]
         league = load_league(pk)
         services.league_player_add(league_id=league.pk, by=request.user, user=load_user(username))
         return Response(s.SeasonLeagueSerializer(league).data, status=status.HTTP_201_CREATED)
@@ -121,7 +123,7 @@ class LeagueSeasonsView(APIView):
         """Organisers: start the next season and create its fixtures' games. After the first, the
         divisions come from the last (closed) season with promotion and relegation, unless
         ``divisions`` lists them."""
-        data = valid(s.SeasonStartSerializer, request)
+        data = validated(s.SeasonStartSerializer, request)
         divisions = data["divisions"]
         if divisions is not None:
             divisions = [[load_user(name, field="divisions") for name in division] for division in divisions]
@@ -251,6 +253,6 @@ class FixtureCorrectionView(APIView):
     def post(self, request, pk: int):
         """Organisers: replace a decided fixture's result (the tables follow; a closed season's
         frozen tables are recomputed until the next season starts)."""
-        data = valid(s.FixtureCorrectionSerializer, request)
+        data = validated(s.FixtureCorrectionSerializer, request)
         fixture = services.fixture_correct(fixture_id=load_fixture(pk).pk, by=request.user, **data)
         return Response(s.SeasonFixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk)).data)

@@ -9,10 +9,11 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kifu.http.errors import ApiError
+from kifu.http.errors import ApiError, error_responses
+from kifu.http.params import validated
 
-from ..api import ERRORS, load_club, load_user, valid
 from ..exports import calendar_response, csv_response, tournament_calendar
+from ..loaders import load_club, load_user
 from ..models import Tournament, TournamentBoard, TournamentRound
 from ..scoring.standings import TIEBREAKS
 from ..selectors import user_by_name
@@ -22,6 +23,8 @@ from .lifecycle import tournament_advance, tournament_create, tournament_enter, 
 from .ops import tournament_check_in, tournament_drop, tournament_pairing_set, tournament_result_correct
 
 User = get_user_model()
+
+ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -198,7 +201,7 @@ class ClubTournamentListView(APIView):
     def post(self, request, slug: str):
         """Organisers: open a round-robin or Swiss tournament of a two-player game for entries."""
         tournament = tournament_create(
-            club_id=load_club(slug).pk, by=request.user, **valid(TournamentCreateSerializer, request)
+            club_id=load_club(slug).pk, by=request.user, **validated(TournamentCreateSerializer, request)
         )
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
@@ -216,7 +219,7 @@ class TournamentEntryView(APIView):
     @extend_schema(request=EntryCreateSerializer, responses={201: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Enter (a club member, for themselves; an organiser may enter any member)."""
-        data = valid(EntryCreateSerializer, request)
+        data = validated(EntryCreateSerializer, request)
         player = load_user(data["username"]) if data.get("username") else None
         tournament_enter(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data, status=status.HTTP_201_CREATED)
@@ -231,7 +234,7 @@ class TournamentStartView(APIView):
     def post(self, request, pk: int):
         """Organisers: close entries and pair round 1 (its games start at once); ``seeding`` sets the
         pairing numbers (bracket seeds) first. With check-in on, only checked-in entries play."""
-        seeding = valid(TournamentStartSerializer, request)["seeding"]
+        seeding = validated(TournamentStartSerializer, request)["seeding"]
         seeding = load_players(seeding) if seeding is not None else None
         tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -243,7 +246,7 @@ class TournamentCheckInView(APIView):
     @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """An entrant checks in before the start (organisers: any entrant, ``username``)."""
-        name = valid(EntrantSerializer, request).get("username")
+        name = validated(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
         tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -255,7 +258,7 @@ class TournamentDropView(APIView):
     @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Withdraw (organisers: drop any entrant, ``username``): not paired again; results stay."""
-        name = valid(EntrantSerializer, request).get("username")
+        name = validated(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
         tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
         return Response(TournamentSerializer(load_tournament(pk)).data)
@@ -268,7 +271,7 @@ class TournamentPairingView(APIView):
     def post(self, request, pk: int):
         """Organisers (Swiss formats): set the next round's pairing before it is made, or re-pair the
         current round while none of its games has a move. Every active player exactly once."""
-        data = valid(TablePairingSerializer, request)
+        data = validated(TablePairingSerializer, request)
         tables = [load_players(table) for table in data["tables"]]
         done = tournament_pairing_set(
             tournament_id=load_tournament(pk).pk, by=request.user, round=data["round"], tables=tables
@@ -283,7 +286,7 @@ class TournamentResultView(APIView):
     def post(self, request, pk: int):
         """Organisers: set or correct a board's result; standings recompute, and a round completed by it
         is paired from the corrected standings."""
-        data = valid(BoardResultSerializer, request)
+        data = validated(BoardResultSerializer, request)
         ranking = [load_players(group) for group in data["ranking"]] if data["ranking"] else None
         board = tournament_result_correct(
             tournament_id=load_tournament(pk).pk,
