@@ -12,52 +12,28 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 import uuid
 
 import pytest
-import redis
 import requests
 
-from kifu.devstack import Process, Stack, free_port, wait_until
+from kifu.devstack import Process, Stack, wait_until
 
 from ..conftest import Player
+from .own_services import OwnRedis, require
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
-
-
-class OwnRedis:
-    """A redis-server of this test's own, without persistence, restartable on the same port."""
-
-    def __init__(self, logdir) -> None:
-        self.port, self.logdir = free_port(), logdir
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = None
-
-    def start(self) -> None:
-        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(
-            [*argv, "--dir", str(self.logdir)],
-            stdout=(self.logdir / "redis.log").open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        wait_until(lambda: redis.Redis.from_url(self.url).ping(), 10, "the test's redis-server")
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
 
 
 @pytest.fixture
 def restartable(django_db_setup, django_db_blocker, tmp_path):
     from django.db import connection
 
-    if connection.vendor != "postgresql" or shutil.which("redis-server") is None:
-        pytest.skip("needs PostgreSQL and a redis-server binary")
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    require("a redis-server binary", shutil.which("redis-server") is not None)
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute("SELECT current_database()")
         (name,) = cursor.fetchone()
