@@ -36,7 +36,7 @@ import zlib
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 log = logging.getLogger("kifu.games")
@@ -190,7 +190,13 @@ class ReceiptMiddleware:
             return self.get_response(request)
         game_id = match["game"]
         started = time.monotonic()
-        gate_enter(game_id)
+        try:
+            gate_enter(game_id)
+        except (OperationalError, InterfaceError) as error:  # PostgreSQL restarting: retry, not a 500
+            from kifu.http.errors import unavailable_response
+
+            log.warning("service unavailable at %s: %r", request.path_info, error)
+            return unavailable_response()
         seen = timezone.now()
         header = settings.KIFU_RECEIPT_HEADER
         proxied = request.META.get("HTTP_" + header.upper().replace("-", "_")) if header else None

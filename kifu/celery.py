@@ -101,3 +101,29 @@ def _django_logging(**kwargs) -> None:
 # Read from the environment (this module is imported before the settings are), as settings reads it.
 if os.environ.get("KIFU_LOG_FORMAT", "").strip().lower() == "json":
     signals.setup_logging.connect(_django_logging, weak=False)
+
+
+# ---- a broker restart while a task is unacked ---------------------------------------------------
+# kombu 5.7's Redis transport, when the broker connection drops, closes the channel and restores its
+# unacknowledged messages - and later acks a task that finished meanwhile - through the old channel,
+# whose connection is already released (``connection`` or its ``client`` is None): an AttributeError,
+# not a connection error, so the worker logs "Unrecoverable error" and hangs instead of reconnecting
+# (found by tests/robustness/test_chaos.py). Raising the connection error it stands for lets kombu
+# ignore it as it does any other on a dead channel; nothing is lost: the message stays in the
+# broker's unacked set (redelivered after the visibility timeout), the beat sweeper requeues its
+# pending submission within KIFU_SUBMISSION_REQUEUE_SECONDS, and every task is idempotent.
+def _patch_kombu_closed_channel() -> None:
+    from kombu.transport import redis as kombu_redis
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    connparams = kombu_redis.Channel._connparams
+
+    def _connparams(self, asynchronous=False):
+        if self.connection is None or self.connection.client is None:
+            raise RedisConnectionError("the broker connection of this channel is closed")
+        return connparams(self, asynchronous)
+
+    kombu_redis.Channel._connparams = _connparams
+
+
+_patch_kombu_closed_channel()

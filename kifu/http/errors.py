@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import DataError
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views.defaults import page_not_found
 from kombu.exceptions import OperationalError as BrokerError
@@ -23,9 +23,12 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 log = logging.getLogger("kifu.api")
-# Redis (the Celery broker, the throttles' counters, the streams' notices) unreachable: the request
-# could not be done now, but nothing is wrong with it - 503 service_unavailable, try again soon.
-UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BrokerError)
+# Redis (the Celery broker, the throttles' counters, the streams' notices) or PostgreSQL unreachable
+# (restarting, a dropped connection; Django's OperationalError also covers a cancelled statement or a
+# serialization failure, transient too): the request could not be done now, but nothing is wrong with
+# it - 503 service_unavailable, try again soon. The transaction rolled back, so a retry with the same
+# idempotency key is safe (tests/robustness/test_chaos.py).
+UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, BrokerError, OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 5
 
 DRF_CODES = {
@@ -132,7 +135,7 @@ def exception_handler(exc, context):
         )
         return Response(error_body("unstorable_value", message), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, UNAVAILABLE):
-        log.warning("Redis unavailable at %s: %r", context["request"].path if context.get("request") else "", exc)
+        log.warning("service unavailable at %s: %r", context["request"].path if context.get("request") else "", exc)
         return Response(
             error_body("service_unavailable", f"a service Kifu needs is down; retry in {RETRY_AFTER_SECONDS} s"),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
@@ -160,6 +163,12 @@ def handler404(request, exception=None):
     return page_not_found(request, exception)
 
 
+def unavailable_response() -> JsonResponse:
+    """The 503 for code outside DRF's handler (a middleware that needs PostgreSQL or Redis)."""
+    body = error_body("service_unavailable", f"a service Kifu needs is down; retry in {RETRY_AFTER_SECONDS} s")
+    return JsonResponse(body, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+
 def handler500(request):
     log.error("unhandled error at %s", request.path)
     return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=500)
@@ -174,7 +183,10 @@ ERROR_RESPONSES = {
     "404": "No such object (or not visible to this account).",
     "409": "The object's state does not allow this now.",
     "429": "Throttled (throttled, login_locked): retry after the Retry-After header's seconds.",
-    "503": "service_unavailable: Redis (queue, counters) is down; retry after the Retry-After header's seconds.",
+    "503": (
+        "service_unavailable: Redis (queue, counters) or PostgreSQL is down;"
+        " retry after the Retry-After header's seconds."
+    ),
 }
 
 
