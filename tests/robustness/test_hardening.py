@@ -371,6 +371,42 @@ def test_a_task_that_cannot_be_queued_is_a_503_not_a_500():
         assert response.data["code"] == "service_unavailable" and int(response["Retry-After"]) >= 1
 
 
+def test_a_database_that_is_down_is_a_503_not_a_500():
+    """PostgreSQL restarting (Django's OperationalError / InterfaceError): the API's handler and the
+    move-receipt middleware, which queries before any view runs, answer 503 with Retry-After."""
+    from django.db import InterfaceError, OperationalError
+    from rest_framework.test import APIRequestFactory
+
+    from kifu.http.errors import exception_handler
+
+    request = APIRequestFactory().post("/api/games/x/moves")
+    for error in (OperationalError("the database system is shutting down"), InterfaceError("connection closed")):
+        response = exception_handler(error, {"request": request})
+        assert response is not None and response.status_code == 503
+        assert response.data["code"] == "service_unavailable" and int(response["Retry-After"]) >= 1
+    down = OperationalError("FATAL:  the database system is shutting down")
+    with mock.patch("games.receipts.gate_enter", side_effect=down):
+        response = account("dbdown").post(f"/api/games/{uuid.uuid4()}/moves", {"move": {}}, format="json")
+    refused(response, 503, "service_unavailable")
+    assert int(response["Retry-After"]) >= 1
+
+
+def test_a_channel_whose_broker_connection_closed_raises_a_connection_error():
+    """kombu 5.7 restores unacked messages and acks through a channel whose connection is gone; the
+    AttributeError that gave hung the worker ("Unrecoverable error"). A connection error is what
+    kombu ignores on a dead channel (kifu/celery.py)."""
+    from kombu.transport import redis as kombu_redis
+    from redis.exceptions import ConnectionError
+
+    import kifu.celery  # noqa: F401 (applies the workaround)
+
+    channel = object.__new__(kombu_redis.Channel)
+    channel.connection = None
+    with pytest.raises(ConnectionError):
+        channel._connparams()
+    assert kombu_redis.Transport.connection_errors and ConnectionError in kombu_redis.Transport.connection_errors
+
+
 def test_the_worker_never_gives_up_on_the_broker():
     """Celery's default gives up after 100 reconnection tries (0 would mean none): a long Redis
     outage would end the worker for good. None retries forever."""
