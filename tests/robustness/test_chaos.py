@@ -9,7 +9,7 @@ connection - the client contract. Afterwards, in the database: every verdict a c
 ``accepted`` is one move event at the seq it was told (0 lost), there is one move event per accepted
 submission (0 double-applied), the sequences are gapless, one key gave one submission, no submission
 is still pending a bounded time after the chaos, and ``manage.py kifu verify --all`` passes for every
-game. Bounded: about 60-90 s.
+game. Bounded: 25-60 s here.
 """
 
 from __future__ import annotations
