@@ -50,6 +50,13 @@ class Env:
     def _bad(self, name: str, value: str, must: str) -> None:
         self.problems.append(f"{name}={value!r}: {must}")
 
+    def directory(self, name: str) -> str:
+        """An existing directory's path, or "" when unset (a missing one is named, not a traceback later)."""
+        value = self.environ.get(name, "")
+        if value and not os.path.isdir(value):
+            self._bad(name, value, "must be an existing directory (created before the processes start)")
+        return value
+
     def text(self, name: str, default: str) -> str:
         return self.environ.get(name, default)
 

@@ -71,6 +71,9 @@ MIDDLEWARE = [
 # answers an address in KIFU_METRICS_ALLOWED_ADDRESSES (networks; REMOTE_ADDR, never
 # X-Forwarded-For) or a request with Authorization: Bearer <KIFU_METRICS_TOKEN>.
 KIFU_METRICS = env_bool("KIFU_METRICS", True)
+# Several processes on a host share their metrics through files here (prometheus_client's multiprocess
+# mode, read by kifu/metrics.py itself); checked now, because prometheus_client fails at import without it.
+PROMETHEUS_MULTIPROC_DIR = env.directory("PROMETHEUS_MULTIPROC_DIR")
 KIFU_METRICS_QUERIES = KIFU_METRICS and env_bool("KIFU_METRICS_QUERIES", False)
 KIFU_METRICS_TOKEN = env.text("KIFU_METRICS_TOKEN", "")
 KIFU_METRICS_ALLOWED_ADDRESSES = env.networks("KIFU_METRICS_ALLOWED_ADDRESSES", "127.0.0.0/8,::1/128")

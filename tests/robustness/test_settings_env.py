@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ("DATABASE_URL", "postgres://", "must name the database"),
         ("REDIS_URL", "nonsense", "must be a redis://"),
         ("KIFU_LOG_LEVEL", "LOUD", "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        ("PROMETHEUS_MULTIPROC_DIR", "/no/such/dir", "must be an existing directory"),
     ],
 )
 def test_each_bad_value_is_named_with_what_it_must_be(name, value, must):
@@ -47,6 +48,7 @@ def test_each_bad_value_is_named_with_what_it_must_be(name, value, must):
         assert env.database(name) is None
     env.redis_url("REDIS_URL")
     env.choice("KIFU_LOG_LEVEL", "", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", ""))
+    env.directory("PROMETHEUS_MULTIPROC_DIR")
     assert len(env.problems) == 1 and env.problems[0].startswith(f"{name}={value!r}: {must}"), env.problems
     with pytest.raises(SystemExit, match=f"Kifu cannot start.*\n  {name}="):
         env.check()

@@ -34,7 +34,9 @@ def production_env(tmp_path, **changes) -> dict:
         KIFU_CHECKPOINT_KEY=secrets.token_hex(32),
         KIFU_STATIC_ROOT=str(tmp_path / "static"),
         KIFU_VAR_DIR=str(tmp_path / "var"),
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),  # systemd-tmpfiles makes /run/kifu-metrics
     )
+    (tmp_path / "metrics").mkdir(exist_ok=True)
     env.update(changes)
     return {k: v for k, v in env.items() if v is not None}
 
