@@ -18,6 +18,9 @@ from .openapi import ref
 User = get_user_model()
 
 
+USERNAME_TAKEN = "that username is taken"
+
+
 class AccountCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,40}$", help_text="2-40 letters, digits, _ . -")
     password = serializers.CharField(write_only=True, style={"input_type": "password"})
@@ -27,7 +30,7 @@ class AccountCreateSerializer(serializers.Serializer):
 
     def validate_username(self, value):
         if User.objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError("that username is taken")
+            raise serializers.ValidationError(USERNAME_TAKEN)
         return value
 
     def validate_password(self, value):

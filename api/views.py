@@ -9,11 +9,11 @@ import uuid
 import django_filters
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, permissions, renderers, status
+from rest_framework import generics, permissions, renderers, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -44,7 +44,10 @@ class AccountCreateView(APIView):
         """Create an account (``"bot": true`` for a bot account); the answer carries its API token."""
         data = s.AccountCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = accounts.account_create(**data.validated_data)
+        try:
+            user, token = accounts.account_create(**data.validated_data)
+        except IntegrityError:  # the same name made by another request since the check: the check's answer
+            raise serializers.ValidationError({"username": [s.USERNAME_TAKEN]}) from None
         body = {"username": user.username, "token": token.key, "bot": data.validated_data["bot"]}
         return Response(body, status=status.HTTP_201_CREATED)
 

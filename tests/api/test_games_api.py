@@ -6,6 +6,7 @@ import os
 import uuid
 
 import pytest
+from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from kifu.celery import app as celery_app
@@ -61,6 +62,20 @@ def game(oya, ko):
     accepted = ko.post(f"/api/games/{response.json()['id']}/accept", format="json")  # ko's seat was an invitation
     assert accepted.status_code == 200, accepted.json()
     return accepted.json()
+
+
+def test_an_account_made_twice_at_once_is_one_account_and_one_400(monkeypatch):
+    """Two requests for one new name both pass the name check; the second to store it hits the unique
+    index - and answers as the check would have, not 500 (found under load by bin/multihost)."""
+    from api import serializers as api_serializers
+
+    client, body = APIClient(), {"username": "aki", "password": "a-long-pass-1"}
+    assert client.post("/api/accounts", body, format="json").status_code == 201
+    monkeypatch.setattr(api_serializers.AccountCreateSerializer, "validate_username", lambda self, value: value)
+    raced = client.post("/api/accounts", body, format="json")
+    assert raced.status_code == 400, raced.content
+    assert raced.json()["code"] == "invalid" and raced.json()["fields"]["username"] == ["that username is taken"]
+    assert get_user_model().objects.filter(username="aki").count() == 1
 
 
 def test_accounts_and_tokens():
