@@ -129,6 +129,16 @@ class NewTournamentForm(forms.Form):
     advance = forms.IntegerField(label=_("Advance per group"), required=False)
     allow_bots = forms.BooleanField(label=_("Allow bot accounts"), required=False)
     check_in = forms.BooleanField(label=_("Check-in before the start"), required=False)
+    seeding = forms.ChoiceField(
+        label=_("Seeding"),
+        choices=[
+            ("entry", _("entry order")),
+            ("rating", _("by rating (the club's rating ladder)")),
+            ("random", _("drawn at random")),
+        ],
+        initial="entry",
+        required=False,
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -148,6 +158,8 @@ class NewTournamentForm(forms.Form):
         for key in ("groups", "advance"):
             if data.get(key) is not None:
                 settings[key] = data[key]
+        if data.get("seeding") not in (None, "", "entry"):
+            settings["seeding"] = data["seeding"]
         return {
             "name": data["name"],
             "engine": data["engine"],

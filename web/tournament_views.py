@@ -213,6 +213,7 @@ def tournament_page(request, pk):
         "is_open": is_open,
         "running": running,
         "check_in": tournament.settings.get("check_in", False),
+        "seeding": tournament.settings.get("seeding", "entry"),
         "rounds": _rounds(tournament, names),
         "standings": standings,
         "tiebreaks": [tiebreak_label(name) for name in tournament.tiebreaks],

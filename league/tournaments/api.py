@@ -71,7 +71,8 @@ class TournamentCreateSerializer(serializers.Serializer):
         required=False,
         default=dict,
         help_text="Options: seats, placement_points, bye_points, match, round_deadline_seconds, check_in, "
-        "allow_bots, late_entry_until_round, late_entry_points, third_place, grand_final_reset, groups, advance.",
+        "allow_bots, late_entry_until_round, late_entry_points, third_place, grand_final_reset, groups, advance, "
+        'seeding ("entry", "rating": the club\'s rating ladder for the game, "random").',
     )
 
 
@@ -86,7 +87,7 @@ class EntrantSerializer(serializers.Serializer):
 class TournamentStartSerializer(serializers.Serializer):
     seeding = serializers.ListField(
         child=serializers.CharField(), required=False, allow_null=True, default=None,
-        help_text="Every entrant's username, best seed first (default: entry order).",
+        help_text="Every entrant's username, best seed first (default: the seeding setting, entry order).",
     )  # fmt: skip
 
 

@@ -4,9 +4,10 @@ feeding a single-elimination playoff. Each bracket match is one board - a game, 
 the tournament's ``match`` setting. Called by ``lifecycle`` with the tournament row locked; the
 bracket as it stands is read by ``bracket_state``.
 
-Seeds are the entries in pairing-number order: entry order, or the organiser's ``seeding`` at the
-start. A bracket match needs a winner: a drawn board (or a double forfeit) sends the better seed
-through, and a player who has withdrawn forfeits their next bracket match.
+Seeds are the entries in pairing-number order: entry order, the rating ladder or a draw (the
+``seeding`` setting, ``seeding.seeds_fix``), or the organiser's list at the start. A bracket match
+needs a winner: a drawn board (or a double forfeit) sends the better seed through, and a player who
+has withdrawn forfeits their next bracket match.
 """
 
 from __future__ import annotations

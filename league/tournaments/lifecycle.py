@@ -41,6 +41,7 @@ from ..services.results import league_game_finished
 from .boards import active_players, complete_check, create_round, decide, round_waiting, tournament_lock
 from .brackets import bracket_pair_next, bracket_start
 from .pairing import manual_tables, multi_input, multi_pairing, swiss_input, swiss_pairing, swiss_players
+from .seeding import BY_RATING, require_rating_ladder, seeds_fix
 from .settings import ELIMINATION, SWISS_FORMATS, check_settings, whole
 from .standings import standings_changed, standings_rows
 
@@ -107,13 +108,16 @@ def tournament_create(
             f"tiebreaks are distinct names from: {', '.join(tiebreak_rules.TIEBREAKS)}"
             + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
         )
+    settings = check_settings(format, game, settings)
+    if settings.get("seeding") == BY_RATING:
+        require_rating_ladder(club_id=club_id, engine=game.slug)
     return Tournament.objects.create(
         club_id=club_id,
         name=name_check(name.strip(), what="the tournament's name") or "Tournament",
         format=format,
         engine=game.slug,
         game_config=full_config,
-        settings=check_settings(format, game, settings),
+        settings=settings,
         cycles=cycles,
         rounds=rounds,
         tiebreaks=tiebreaks,
@@ -157,15 +161,15 @@ def tournament_enter(*, tournament_id, by, player=None, now: datetime | None = N
 @transaction.atomic
 def tournament_start(*, tournament_id, by, seeding: list | None = None, now: datetime | None = None) -> Tournament:
     """Close entries and pair round 1. ``seeding`` (users, best first; every entrant once) sets the
-    pairing numbers; by default they stay in entry order. With check-in on, entrants who did not
+    pairing numbers; without it the ``seeding`` setting does (``seeding.seeds_fix``: entry order,
+    the club's rating ladder, or a draw). With check-in on, entrants who did not
     check in are dropped before pairing. Swiss: ``rounds`` defaults to ceil(log2(entries))."""
     now = now or timezone.now()
     tournament = tournament_lock(tournament_id)
     require_organiser(tournament.club_id, by)
     if tournament.status != Status.OPEN:
         raise ServiceError("tournament_started", "the tournament has already started", status=409)
-    if seeding is not None:
-        _reseed(tournament, seeding)
+    seeds_fix(tournament, seeding)
     if tournament.settings.get("check_in"):
         tournament.entries.filter(checked_in_at__isnull=True).update(
             status=TournamentEntry.Status.DROPPED, dropped_at=now, dropped_after_round=0
@@ -203,23 +207,6 @@ def tournament_start(*, tournament_id, by, seeding: list | None = None, now: dat
         bracket_start(tournament, now=now)
     _pair_next(tournament, now=now)
     return tournament
-
-
-def _reseed(tournament: Tournament, seeding: list) -> None:
-    entries = {entry.user_id: entry for entry in tournament.entries.all()}
-    ids = [getattr(user, "pk", user) for user in seeding]
-    unknown = [pk for pk in ids if pk not in entries]
-    if unknown or len(set(ids)) != len(ids) or set(ids) != set(entries):
-        raise ServiceError(
-            "invalid_seeding", "the seeding lists every entrant exactly once (usernames, best first), nobody else"
-        )
-    offset = len(entries) + (tournament.entries.aggregate(top=Max("number"))["top"] or 0)
-    for entry in entries.values():  # two passes: numbers are unique within the tournament
-        entry.number += offset
-        entry.save(update_fields=["number"])
-    for number, pk in enumerate(ids, start=1):
-        entries[pk].number = number
-        entries[pk].save(update_fields=["number"])
 
 
 # ---- advancing ---------------------------------------------------------------------------------

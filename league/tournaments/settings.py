@@ -31,7 +31,9 @@ SETTINGS = {
     "grand_final_reset": (Format.DOUBLE_ELIMINATION,),
     "groups": (Format.GROUPS_PLAYOFF,),
     "advance": (Format.GROUPS_PLAYOFF,),
+    "seeding": tuple(Format.values),
 }
+SEEDING = ("entry", "rating", "random")
 
 
 def whole(value, low: int, high: int) -> bool:
@@ -62,6 +64,13 @@ def check_settings(format: str, game, raw) -> dict:
             raise ServiceError("invalid_settings", f"{flag} is true or false")
         if flag in raw or format in SETTINGS[flag]:
             out[flag] = value
+    if "seeding" in raw:
+        if raw["seeding"] not in SEEDING:
+            raise ServiceError(
+                "invalid_settings",
+                'seeding is "entry" (entry order), "rating" (the club\'s rating ladder) or "random" (a draw)',
+            )
+        out["seeding"] = raw["seeding"]
     if "match" in raw:
         out["match"] = check_spec(game.slug, raw["match"])
     if "round_deadline_seconds" in raw:

@@ -457,6 +457,7 @@ def test_new_tournament_form_only_for_organisers(club):
     for field in ("rounds", "cycles", "round_deadline_hours", "third_place", "grand_final_reset", "groups"):
         assert f'name="{field}"' in form
     assert 'name="allow_bots"' in form and 'name="check_in"' in form and 'name="advance"' in form
+    assert 'name="seeding"' in form and 'value="rating"' in form and 'value="random"' in form
     member_page = client_of(members[0]).get("/clubs/go-club/").content.decode()
     assert 'id="new-tournament"' not in member_page and "tournaments/new" not in member_page
     assert 'id="new-tournament"' not in Client().get("/clubs/go-club/").content.decode()
@@ -525,6 +526,8 @@ def test_new_elimination_tournaments_take_their_settings(club):
         ({"round_deadline_hours": "9999"}, "invalid_settings"),
         ({"rounds": "many"}, "invalid_rounds"),
         ({"engine": "kazekami-kyoko"}, "mature_not_supported"),
+        ({"seeding": "rating"}, "no_rating_ladder"),
+        ({"seeding": "best"}, "invalid_seeding"),
     ],
 )
 def test_new_tournament_refusals_come_back_with_their_code(club, fields, code):
@@ -535,6 +538,20 @@ def test_new_tournament_refusals_come_back_with_their_code(club, fields, code):
     assert response.status_code == 302 and response["Location"] == "/clubs/go-club/"
     assert f"{code}: " in club_messages(client)
     assert not Tournament.objects.filter(club=club_).exists()
+
+
+def test_new_tournament_seeded_by_rating_says_so(club):
+    club_, organiser, members = club
+    services.ladder_create(club_id=club_.pk, by=organiser, engine="nine-card", kind="rating")
+    client = client_of(organiser)
+    post = {"name": "Rated", "engine": "nine-card", "format": "single_elimination", "cycles": "1"}
+    client.post("/clubs/go-club/tournaments/new", {**post, "seeding": "rating"})
+    client.post("/clubs/go-club/tournaments/new", {**post, "name": "Plain", "seeding": "entry"})
+    rated, plain = Tournament.objects.get(name="Rated"), Tournament.objects.get(name="Plain")
+    assert rated.settings["seeding"] == "rating" and "seeding" not in plain.settings
+    page = page_of(client, rated)
+    assert '<span id="seeding">seeded by rating</span>' in page and "seeded by the club's rating ladder" in page
+    assert 'id="seeding"' not in page_of(client, plain)
 
 
 def test_new_tournament_refused_to_a_member(club):
