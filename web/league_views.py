@@ -62,7 +62,7 @@ def club_page(request, slug):
         "club": club,
         "members": selectors.member_list(club=club, viewer=request.user),
         "ladders": selectors.ladder_list(club=club),
-        "tournaments": tournament_selectors.tournament_list(club=club),
+        "tournaments": tournament_selectors.tournament_list(club=club, viewer=viewer),
         "leagues": season_selectors.league_list(club=club),
         "mine": mine,
         "may_join": viewer is not None and (mine is None or mine.status in ("invited", "left")),

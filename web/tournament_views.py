@@ -186,7 +186,7 @@ def _bracket(tournament: Tournament, names: dict) -> brackets.Bracket | None:
 
 @require_safe
 def tournament_page(request, pk):
-    tournament = tselectors.tournament_get(tournament_id=pk)
+    tournament = tselectors.tournament_get(tournament_id=pk, viewer=request.user)
     if tournament is None:
         return _not_found(request)
     viewer = request.user if request.user.is_authenticated else None
@@ -214,6 +214,7 @@ def tournament_page(request, pk):
         "running": running,
         "check_in": tournament.settings.get("check_in", False),
         "seeding": tournament.settings.get("seeding", "entry"),
+        "mature": tournament.settings.get("mature", False),
         "rounds": _rounds(tournament, names),
         "standings": standings,
         "tiebreaks": [tiebreak_label(name) for name in tournament.tiebreaks],
@@ -365,7 +366,7 @@ ACTIONS = {
 @require_POST
 def tournament_action(request, pk, action):
     """One of the page's forms; the services check who may do it."""
-    tournament = tselectors.tournament_get(tournament_id=pk)
+    tournament = tselectors.tournament_get(tournament_id=pk, viewer=request.user)
     if tournament is None or action not in ACTIONS:
         return _not_found(request)
     try:

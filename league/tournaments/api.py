@@ -182,8 +182,8 @@ def load_players(names: list[str]) -> list:
     return users
 
 
-def load_tournament(pk) -> Tournament:
-    tournament = selectors.tournament_get(tournament_id=pk)
+def load_tournament(pk, viewer) -> Tournament:
+    tournament = selectors.tournament_get(tournament_id=pk, viewer=viewer)
     if tournament is None:
         raise ApiError("not_found", "no such tournament", status.HTTP_404_NOT_FOUND)
     return tournament
@@ -193,7 +193,7 @@ class ClubTournamentListView(APIView):
     @extend_schema(responses={200: TournamentSerializer(many=True)}, tags=["tournaments"])
     def get(self, request, slug: str):
         """The club's tournaments, newest first."""
-        tournaments = selectors.tournament_list(club=load_club(slug))
+        tournaments = selectors.tournament_list(club=load_club(slug), viewer=request.user)
         return Response(TournamentSerializer(tournaments, many=True).data)
 
     @extend_schema(
@@ -211,7 +211,7 @@ class TournamentDetailView(APIView):
     @extend_schema(responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def get(self, request, pk: int):
         """A tournament with its entries in pairing-number order."""
-        return Response(TournamentSerializer(load_tournament(pk)).data)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data)
 
 
 class TournamentEntryView(APIView):
@@ -222,8 +222,8 @@ class TournamentEntryView(APIView):
         """Enter (a club member, for themselves; an organiser may enter any member)."""
         data = validated(EntryCreateSerializer, request)
         player = load_user(data["username"]) if data.get("username") else None
-        tournament_enter(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
-        return Response(TournamentSerializer(load_tournament(pk)).data, status=status.HTTP_201_CREATED)
+        tournament_enter(tournament_id=load_tournament(pk, request.user).pk, by=request.user, player=player)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data, status=status.HTTP_201_CREATED)
 
 
 class TournamentStartView(APIView):
@@ -237,8 +237,8 @@ class TournamentStartView(APIView):
         pairing numbers (bracket seeds) first. With check-in on, only checked-in entries play."""
         seeding = validated(TournamentStartSerializer, request)["seeding"]
         seeding = load_players(seeding) if seeding is not None else None
-        tournament_start(tournament_id=load_tournament(pk).pk, by=request.user, seeding=seeding)
-        return Response(TournamentSerializer(load_tournament(pk)).data)
+        tournament_start(tournament_id=load_tournament(pk, request.user).pk, by=request.user, seeding=seeding)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data)
 
 
 class TournamentCheckInView(APIView):
@@ -249,8 +249,8 @@ class TournamentCheckInView(APIView):
         """An entrant checks in before the start (organisers: any entrant, ``username``)."""
         name = validated(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
-        tournament_check_in(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
-        return Response(TournamentSerializer(load_tournament(pk)).data)
+        tournament_check_in(tournament_id=load_tournament(pk, request.user).pk, by=request.user, player=player)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data)
 
 
 class TournamentDropView(APIView):
@@ -261,8 +261,8 @@ class TournamentDropView(APIView):
         """Withdraw (organisers: drop any entrant, ``username``): not paired again; results stay."""
         name = validated(EntrantSerializer, request).get("username")
         player = load_user(name) if name else None
-        tournament_drop(tournament_id=load_tournament(pk).pk, by=request.user, player=player)
-        return Response(TournamentSerializer(load_tournament(pk)).data)
+        tournament_drop(tournament_id=load_tournament(pk, request.user).pk, by=request.user, player=player)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data)
 
 
 class TournamentPairingView(APIView):
@@ -275,7 +275,7 @@ class TournamentPairingView(APIView):
         data = validated(TablePairingSerializer, request)
         tables = [load_players(table) for table in data["tables"]]
         done = tournament_pairing_set(
-            tournament_id=load_tournament(pk).pk, by=request.user, round=data["round"], tables=tables
+            tournament_id=load_tournament(pk, request.user).pk, by=request.user, round=data["round"], tables=tables
         )
         return Response(done)
 
@@ -290,7 +290,7 @@ class TournamentResultView(APIView):
         data = validated(BoardResultSerializer, request)
         ranking = [load_players(group) for group in data["ranking"]] if data["ranking"] else None
         board = tournament_result_correct(
-            tournament_id=load_tournament(pk).pk,
+            tournament_id=load_tournament(pk, request.user).pk,
             by=request.user,
             round=data["round"],
             board=data["board"],
@@ -305,7 +305,7 @@ class TournamentRoundDetailView(APIView):
     def get(self, request, pk: int, number: int):
         """One round's record: its seed, the pairing input it was made from (so it can be reproduced),
         whether an organiser paired it, its deadline, and its boards."""
-        record = selectors.round_get(tournament=load_tournament(pk), number=number)
+        record = selectors.round_get(tournament=load_tournament(pk, request.user), number=number)
         if record is None:
             raise ApiError("not_found", f"round {number} has not been paired", status.HTTP_404_NOT_FOUND)
         boards = selectors.board_list(tournament=record.tournament, round=number)
@@ -324,15 +324,15 @@ class TournamentRoundsView(APIView):
         raw = request.query_params.get("round")
         if raw is not None and not raw.isdigit():
             raise ApiError("invalid_round", "round must be a whole number")
-        boards = selectors.board_list(tournament=load_tournament(pk), round=int(raw) if raw else None)
+        boards = selectors.board_list(tournament=load_tournament(pk, request.user), round=int(raw) if raw else None)
         return Response(BoardSerializer(boards, many=True).data)
 
     @extend_schema(request=None, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
         """Organisers: pair the next round now (normally automatic when a round's last game ends),
         or finish the tournament after its last round. 409 while games of the round are running."""
-        tournament_advance(tournament_id=load_tournament(pk).pk, by=request.user)
-        return Response(TournamentSerializer(load_tournament(pk)).data)
+        tournament_advance(tournament_id=load_tournament(pk, request.user).pk, by=request.user)
+        return Response(TournamentSerializer(load_tournament(pk, request.user)).data)
 
 
 class TournamentStandingsView(APIView):
@@ -340,7 +340,7 @@ class TournamentStandingsView(APIView):
     def get(self, request, pk: int):
         """Standings, best first: rank, points, record, and each tiebreak (in the tournament's order,
         listed in ``tiebreaks``); final once the tournament has finished."""
-        tournament = load_tournament(pk)
+        tournament = load_tournament(pk, request.user)
         rows = selectors.tournament_standings(tournament=tournament)
         return Response(
             {"status": tournament.status, "round": tournament.current_round, "tiebreaks": tournament.tiebreaks,
@@ -352,7 +352,7 @@ class TournamentStandingsCsvView(APIView):
     @extend_schema(tags=["tournaments"], responses={(200, "text/csv"): str, **ERRORS})
     def get(self, request, pk: int):
         """The standings as CSV: one row a player, one column a tiebreak."""
-        tournament = load_tournament(pk)
+        tournament = load_tournament(pk, request.user)
         rows = selectors.tournament_standings(tournament=tournament)
         columns = ["rank", "username", "number", "points", "played", "wins", "draws", "losses", "byes"]
         return csv_response(
@@ -371,5 +371,5 @@ class TournamentCalendarView(APIView):
     @extend_schema(tags=["tournaments"], responses={(200, "text/calendar"): str, **ERRORS})
     def get(self, request, pk: int):
         """iCalendar feed of the rounds' deadlines (a round appears once it is paired)."""
-        tournament = load_tournament(pk)
+        tournament = load_tournament(pk, request.user)
         return calendar_response(tournament_calendar(tournament), filename=f"tournament-{tournament.pk}.ics")

@@ -16,7 +16,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.dispatch import Signal
 
+from games.engines import get_engine
 from games.errors import not_found
+from games.models import MatureConsent
 from games.services import game_create
 from kifu.locking import lock_by_id
 
@@ -100,10 +102,12 @@ def create_round(
         },
     )
     users = {entry.user_id: entry for entry in tournament.entries.select_related("user")}
+    refused = _without_consent(tournament, users)
     boards = []
     for index, table in enumerate(tables, start=1):
         bracket_id = bracket_ids[index - 1] if bracket_ids else ""
-        boards.append(_board(tournament, number, index, [users[pk] for pk in table], bracket_id=bracket_id, now=now))
+        entries = [users[pk] for pk in table]
+        boards.append(_board(tournament, number, index, entries, bracket_id=bracket_id, refused=refused, now=now))
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
     if not round_waiting(tournament, number):  # nothing to wait for
@@ -111,7 +115,20 @@ def create_round(
     return boards
 
 
-def _board(tournament: Tournament, number: int, index: int, entries: list, *, bracket_id: str, now) -> TournamentBoard:
+def _without_consent(tournament: Tournament, users: dict) -> set[int]:
+    """Of a mature tournament, the entrants (and the organiser) who have withdrawn their
+    mature-content consent since entering: a game of theirs cannot be created (``game_create``
+    refuses it), so their boards are forfeits, as a dropped player's are."""
+    if not get_engine(tournament.engine).mature:
+        return set()
+    ids = [*users, tournament.created_by_id]
+    consenting = set(MatureConsent.objects.filter(user_id__in=ids).values_list("user_id", flat=True))
+    return {pk for pk in ids if pk is not None and pk not in consenting}
+
+
+def _board(
+    tournament: Tournament, number: int, index: int, entries: list, *, bracket_id: str, refused: set, now
+) -> TournamentBoard:
     seats = [entry.user for entry in entries]
     board = TournamentBoard(
         tournament=tournament,
@@ -122,7 +139,7 @@ def _board(tournament: Tournament, number: int, index: int, entries: list, *, br
         players=[user.pk for user in seats],
         bracket_match=bracket_id,
     )
-    dropped = [e.user_id for e in entries if e.status == TournamentEntry.Status.DROPPED]
+    dropped = [e.user_id for e in entries if e.status == TournamentEntry.Status.DROPPED or e.user_id in refused]
     if len(seats) == 1:
         board.save()
         decide(board, tournament, [[seats[0].pk]], Decided.BYE, now=now)
@@ -144,8 +161,9 @@ def _board(tournament: Tournament, number: int, index: int, entries: list, *, br
             engine_slug=tournament.engine,
             config=tournament.game_config,
             seats=seats,
-            created_by=tournament.created_by,
-            consent=True,  # entering the tournament was the players' consent
+            # an organiser who withdrew mature-content consent no longer moderates the games
+            created_by=None if tournament.created_by_id in refused else tournament.created_by,
+            consent=True,  # entering the tournament was the players' consent (a mature game still asks each)
         )
         board.save()
     return board

@@ -28,6 +28,7 @@ from games.accounts import is_bot
 from games.engines import UnknownGame, get_engine
 from games.engines.base import RuleError
 from games.models import Game
+from games.selectors import may_see_mature
 from games.services import ServiceError
 from kifu.locking import lock_by_id
 from league.names import name_check
@@ -94,8 +95,8 @@ def tournament_create(
         raise ServiceError(error.code, error.message) from None
     except RuleError as error:
         raise ServiceError(error.code, f"{format} pairs two players a game: {error.message}") from None
-    if game.mature:
-        raise ServiceError("mature_not_supported", "tournaments of mature games are not supported yet")
+    settings = check_settings(format, game, settings)
+    _mature_check(game, settings, by)
     if cycles not in (1, 2) or (format != Format.ROUND_ROBIN and cycles != 1):
         raise ServiceError("invalid_cycles", "cycles is 1 or 2, and only for a round robin")
     if rounds is not None and (format not in SWISS_FORMATS or not whole(rounds, 1, 100)):
@@ -108,7 +109,6 @@ def tournament_create(
             f"tiebreaks are distinct names from: {', '.join(tiebreak_rules.TIEBREAKS)}"
             + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""),
         )
-    settings = check_settings(format, game, settings)
     if settings.get("seeding") == BY_RATING:
         require_rating_ladder(club_id=club_id, engine=game.slug)
     return Tournament.objects.create(
@@ -125,6 +125,35 @@ def tournament_create(
         created_by=by,
         created_at=now,
     )
+
+
+def _mature_check(game, settings: dict, by) -> None:
+    """A tournament of a mature game says so (``"mature": true``, shown in its settings and on its
+    page), is run by an organiser who consented to mature content, and plays single games (a match
+    would start later games after a player may have withdrawn consent)."""
+    if not game.mature:
+        if settings.get("mature"):
+            raise ServiceError("invalid_settings", f"mature is only for a mature game; {game.name} is not one")
+        return
+    if not settings.get("mature"):
+        raise ServiceError(
+            "mature_opt_in_required",
+            f'{game.name} is a mature game: a tournament of it sets "settings": {{"mature": true}}, and only '
+            "players who consented to mature content may enter it",
+        )
+    if "match" in settings:
+        raise ServiceError("invalid_settings", "a mature tournament's boards are single games, not matches")
+    require_mature_consent(by)
+
+
+def require_mature_consent(user) -> None:
+    if not may_see_mature(user):
+        raise ServiceError(
+            "mature_consent_required",
+            f"{user.get_username()} has not consented to mature content; a mature tournament is for adults "
+            "who opted in (POST /api/me/mature-consent)",
+            status=403,
+        )
 
 
 @transaction.atomic
@@ -145,6 +174,8 @@ def tournament_enter(*, tournament_id, by, player=None, now: datetime | None = N
         if tournament.status != Status.RUNNING or not last or tournament.current_round >= last:
             raise ServiceError("tournament_started", "entries are closed: the tournament has started", status=409)
         first_round = tournament.current_round + 1
+    if tournament.settings.get("mature"):
+        require_mature_consent(player)
     if not tournament.settings.get("allow_bots", False) and is_bot_account(player):
         raise ServiceError("bots_not_allowed", "this tournament does not take bot accounts", status=403)
     if tournament.entries.filter(user=player).exists():

@@ -270,6 +270,12 @@ def _board_deadline(tournament: Tournament, board: TournamentBoard, now: datetim
             decide(board, tournament, match.result, Decided.MATCH, now=now, scores=totals)
             return
         game = current_game(match)
+    if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
+        # A mature game starts when every player has accepted their seat: those who did not (or
+        # declined, which cancels it) lose; the game never started, so there is nothing to end.
+        unaccepted = list(game.seats.filter(accepted_at__isnull=True).values_list("user_id", flat=True))
+        forfeit_board(board, tournament, unaccepted, now=now)
+        return
     seats = dict(game.seats.values_list("index", "user_id"))
     waiting = sorted(game.actors) if not game.is_finished else []
     games = [game.pk]

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from games.selectors import mature_engines, may_see_mature
+
 from ..models import Club, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring.standings import Row
 from .standings import group_standings, standings_rows
 
 
-def tournament_list(*, club: Club) -> QuerySet:
-    return Tournament.objects.filter(club=club).select_related("club")
+def _visible(tournaments: QuerySet, viewer) -> QuerySet:
+    """Tournaments of mature games only for a viewer who consented, as ``games.selectors.game_list``
+    shows mature games: without consent they are missing from lists and each answers 404."""
+    return tournaments if may_see_mature(viewer) else tournaments.exclude(engine__in=mature_engines())
 
 
-def tournament_get(*, tournament_id) -> Tournament | None:
+def tournament_list(*, club: Club, viewer) -> QuerySet:
+    return _visible(Tournament.objects.filter(club=club).select_related("club"), viewer)
+
+
+def tournament_get(*, tournament_id, viewer) -> Tournament | None:
     try:
-        return Tournament.objects.select_related("club").filter(pk=tournament_id).first()
+        return _visible(Tournament.objects.select_related("club").filter(pk=tournament_id), viewer).first()
     except (ValueError, TypeError):
         return None
 

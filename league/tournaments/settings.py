@@ -32,6 +32,7 @@ SETTINGS = {
     "groups": (Format.GROUPS_PLAYOFF,),
     "advance": (Format.GROUPS_PLAYOFF,),
     "seeding": tuple(Format.values),
+    "mature": tuple(Format.values),
 }
 SEEDING = ("entry", "rating", "random")
 
@@ -64,6 +65,11 @@ def check_settings(format: str, game, raw) -> dict:
             raise ServiceError("invalid_settings", f"{flag} is true or false")
         if flag in raw or format in SETTINGS[flag]:
             out[flag] = value
+    if "mature" in raw:
+        if not isinstance(raw["mature"], bool):
+            raise ServiceError("invalid_settings", "mature is true or false")
+        if raw["mature"]:
+            out["mature"] = True
     if "seeding" in raw:
         if raw["seeding"] not in SEEDING:
             raise ServiceError(

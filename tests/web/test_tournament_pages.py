@@ -453,7 +453,7 @@ def test_new_tournament_form_only_for_organisers(club):
     for format in ("round_robin", "swiss", "multi_swiss", "single_elimination", "double_elimination", "groups_playoff"):
         assert f'value="{format}"' in form
     assert 'value="nine-card"' in form and 'value="turn-thief"' in form  # two-player and multiplayer engines
-    assert 'value="kazekami-kyoko"' not in form  # mature: tournament_create refuses it
+    assert 'value="kazekami-kyoko"' not in form  # mature: only the API opens one (with opt-in)
     for field in ("rounds", "cycles", "round_deadline_hours", "third_place", "grand_final_reset", "groups"):
         assert f'name="{field}"' in form
     assert 'name="allow_bots"' in form and 'name="check_in"' in form and 'name="advance"' in form
@@ -525,7 +525,7 @@ def test_new_elimination_tournaments_take_their_settings(club):
         ({"format": "swiss", "groups": "2"}, "invalid_settings"),
         ({"round_deadline_hours": "9999"}, "invalid_settings"),
         ({"rounds": "many"}, "invalid_rounds"),
-        ({"engine": "kazekami-kyoko"}, "mature_not_supported"),
+        ({"engine": "kazekami-kyoko"}, "mature_opt_in_required"),
         ({"seeding": "rating"}, "no_rating_ladder"),
         ({"seeding": "best"}, "invalid_seeding"),
     ],
