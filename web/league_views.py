@@ -214,9 +214,7 @@ def player_page(request, username):
         "games": game_selectors.game_list(viewer=request.user, player=user.get_username()).order_by("-created_at")[:20],
         "charts": charts,
         "tournaments": _with_places(
-            TournamentEntry.objects.filter(user=user)
-            .select_related("tournament__club")
-            .order_by("-tournament__created_at")[:20],
+            tournament_selectors.player_entries(user=user, viewer=request.user)[:20],
             username=user.get_username(),
         ),
         "seasons": DivisionPlayer.objects.filter(user=user)

@@ -21,6 +21,14 @@ def tournament_list(*, club: Club, viewer) -> QuerySet:
     return _visible(Tournament.objects.filter(club=club).select_related("club"), viewer)
 
 
+def player_entries(*, user, viewer) -> QuerySet:
+    """``user``'s tournament entries, newest tournament first, as ``viewer`` may see them."""
+    entries = TournamentEntry.objects.filter(user=user).select_related("tournament__club")
+    if not may_see_mature(viewer):
+        entries = entries.exclude(tournament__engine__in=mature_engines())
+    return entries.order_by("-tournament__created_at")
+
+
 def tournament_get(*, tournament_id, viewer) -> Tournament | None:
     try:
         return _visible(Tournament.objects.select_related("club").filter(pk=tournament_id), viewer).first()

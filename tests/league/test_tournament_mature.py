@@ -84,9 +84,11 @@ def test_only_players_who_consented_enter_and_see_it(club_with, clock):
     page = web["ann"].get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'id="mature"' in page
     assert "Late Night" in web["ann"].get(f"/clubs/{club.slug}/").content.decode()
+    assert "Late Night" in web["ann"].get(f"/players/{ann.username}/").content.decode()  # her entries
     for name in ("cy", "anonymous"):
         assert web[name].get(f"/tournaments/{tournament.pk}/").status_code == 404
         assert "Late Night" not in web[name].get(f"/clubs/{club.slug}/").content.decode()
+        assert "Late Night" not in web[name].get(f"/players/{ann.username}/").content.decode()
 
 
 def test_games_ask_each_player_and_a_withdrawn_consent_forfeits(club_with, clock):
