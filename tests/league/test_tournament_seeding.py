@@ -147,3 +147,17 @@ def test_a_random_draw_is_reproducible_and_the_organisers_list_wins(club_with, c
     tournament = open_tournament(club, organiser, members, clock, "swiss", engine="nine-card", seeding="random")
     lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, seeding=listed, now=clock.now)
     assert numbered(tournament) == [m.pk for m in listed]
+
+
+def test_renumbering_costs_the_same_few_statements_for_any_number_of_entrants(
+    club_with, clock, django_assert_max_num_queries
+):
+    from league.tournaments.seeding import seeds_fix
+
+    club, organiser, members = club_with(24)
+    rate(club, organiser, "nine-card", [(members[5], members[9])], clock)
+    tournament = open_tournament(club, organiser, members, clock, "swiss", engine="nine-card", seeding="rating")
+    with django_assert_max_num_queries(7):  # entrants, ladder, ratings, entries, top number, two updates
+        seeds_fix(tournament, None)
+    assert numbered(tournament)[:2] == [members[5].pk, members[9].pk]
+    assert numbered(tournament)[2:] == [m.pk for m in members if m not in (members[5], members[9])]
