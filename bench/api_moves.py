@@ -39,6 +39,8 @@ def http_setup(base_url: str):
         sessions.append((name, session))
     seats = [name for name, _ in sessions]
     game = sessions[0][1].post(f"{base_url}/api/games", json={"engine": "nine-card", "seats": seats}).json()["id"]
+    accepted = sessions[1][1].post(f"{base_url}/api/games/{game}/accept")  # the second seat was an invitation
+    assert accepted.status_code == 200, accepted.text
     return game, [session for _, session in sessions]
 
 

@@ -167,7 +167,13 @@ class Slot:
         )
         if response.status_code != 201:
             raise RuntimeError(f"POST /api/games: {response.status_code} {response.text[:300]}")
-        self.game = response.json()["id"]
+        game = response.json()["id"]
+        for _, token in self.players[1:]:  # the other seats were invitations: each player accepts
+            url = f"{self.base_url}/api/games/{game}/accept"
+            accepted = session.post(url, headers=sb.auth(token), timeout=WAIT + 30)
+            if accepted.status_code != 200:
+                raise RuntimeError(f"POST /api/games/{game}/accept: {accepted.status_code} {accepted.text[:300]}")
+        self.game = game
         self.games.append(self.game)
         return self.game
 
@@ -605,6 +611,9 @@ def run(args, cleanup: sb.Cleanup) -> None:
         }
         runs.append((phase, figures))
         failures += phase.failures
+        if not phase.decided():
+            # Clients that never get a verdict (a game that never started, say) are a broken bench, not 0 moves/s.
+            raise SystemExit(f"stack run {k + 1}: no move was decided in {phase.seconds:.1f} s; logs in {logdir}")
         say(
             f"stack run {k + 1}  : {figures['moves_per_s']:.1f} validated moves/s over {phase.seconds:.1f} s; "
             f"submit->verdict p50 {fmt_ms(figures['p50_ms'])} p95 {fmt_ms(figures['p95_ms'])} "
