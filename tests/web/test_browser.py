@@ -334,7 +334,9 @@ def test_the_api_docs_and_the_admin_keep_to_the_content_security_policy(stack, b
 
 def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser, shots):
     """Issue 23: at 390 px nothing widens the page - user text wraps inside a word if it must, and a
-    table too wide for the screen scrolls inside its own box."""
+    table too wide for the screen scrolls inside its own box. Issue 19: the same for the tournament,
+    league and season pages and a card game's replay and play pages, and no page opens scrolled
+    down (the replay kept its event list in view by scrolling the whole page to it)."""
     word = "Kifu" + "x" * 296  # one 300-letter word
     owner, other = Player(stack.base_url), Player(stack.base_url)
     slug = f"c{uuid.uuid4().hex[:8]}"
@@ -352,6 +354,27 @@ def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser,
         (other, {"type": "commit_choice", "choice": "depart"}),
     ]:
         assert player.move(game_id, move).status_code == 200
+    # Issue 19 item 7: the tournament and season pages, and a card game's replay, with members whose
+    # display names are long words too (they fill the standings, pairings and the bracket).
+    members = [Player(stack.base_url) for _ in range(4)]
+    for number, member in enumerate(members):
+        display = {"display_name": f"{number}{word[:79]}"}
+        assert member.http.patch(f"{stack.base_url}/api/profile", json=display).status_code == 200
+        assert owner.post(f"/api/clubs/{slug}/members", {"username": member.name}).status_code == 201
+        assert member.post(f"/api/clubs/{slug}/join").status_code == 200
+    knockout = {"name": word[:100], "engine": "nine-card", "format": "double_elimination"}
+    tournament = owner.post(f"/api/clubs/{slug}/tournaments", knockout).json()["id"]
+    for member in members:
+        assert member.post(f"/api/tournaments/{tournament}/entries").status_code == 201
+    assert owner.post(f"/api/tournaments/{tournament}/start").status_code == 200
+    league = owner.post(f"/api/clubs/{slug}/leagues", {"name": word[:100], "engine": "nine-card"}).json()["id"]
+    for member in members:
+        assert owner.post(f"/api/leagues/{league}/players", {"username": member.name}).status_code == 201
+    season = owner.post(f"/api/leagues/{league}/seasons")
+    assert season.status_code == 201, season.text
+    cards = owner.create_game("nine-card", [owner.name, other.name])["id"]
+    finish_via_api(cards, owner, Player.by_name[other.name])
+
     page = new_page(browser, stack, width=390)
     log_in(page, owner.name)
     pages = {
@@ -360,16 +383,26 @@ def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser,
         "club": f"/clubs/{slug}/",
         "ladder": f"/ladders/{ladder.json()['id']}/",
         "player": f"/players/{owner.name}/",
+        "member": f"/players/{members[0].name}/",
+        "tournament": f"/tournaments/{tournament}/",
+        "league": f"/leagues/{league}/",
+        "season": f"/seasons/{season.json()['id']}/",
         "game": f"/games/{game_id}",
         "replay": f"/games/{game_id}/replay?at=6&as=all",
+        "cards-replay": f"/games/{cards}/replay?at=4&as=all",
+        "cards-replay-end": f"/games/{cards}/replay?at=999&as=all",
+        "cards-play": f"/games/{cards}/play",
     }
-    widths = {}
+    widths, scrolled = {}, {}
     for name, path in pages.items():
         page.goto(path)
-        if name == "replay":
-            page.wait_for_selector('#board [data-key="story"] li')
+        if "replay" in name:
+            page.wait_for_selector("#replay[data-ready='1']")
         page.wait_for_load_state("load")
         widths[name] = page.evaluate("document.documentElement.scrollWidth")
+        scrolled[name] = page.evaluate("window.scrollY")
         shots(page, f"phone-{name}")
-    assert all(width <= 390 for width in widths.values()), widths
+    assert {name: width for name, width in widths.items() if width > 390} == {}
+    # Opening a page leaves it at its top: the replay does not jump down to its event list.
+    assert {name: y for name, y in scrolled.items() if y} == {}
     assert page.js_errors == []

@@ -188,7 +188,7 @@
       list.append(K.eventItem(event, page.names));
       loggedSeq = event.seq;
     }
-    if (list.lastElementChild) list.lastElementChild.scrollIntoView({ block: "nearest" });
+    if (list.lastElementChild) K.showInList(list, list.lastElementChild);
   }
 
   // Read the state once and redraw if it changed.

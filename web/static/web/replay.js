@@ -60,7 +60,7 @@
     const latest = eventsList.lastElementChild;
     if (latest) {
       latest.classList.add("current");
-      latest.scrollIntoView({ block: "nearest" });
+      K.showInList(eventsList, latest);
     }
     const link = shareUrl();
     document.getElementById("share").href = link;

@@ -354,6 +354,16 @@
     return el("li", { "data-seq": event.seq, "data-kind": event.kind, value: event.seq }, richText(event.text, event.cards));
   }
 
+  // Bring an item of a list that scrolls in its own box into that box's view. Unlike scrollIntoView,
+  // this never scrolls the page: on a phone the list is below the board, and opening a replay must
+  // not jump down to it (issue 19).
+  function showInList(list, item) {
+    const box = list.getBoundingClientRect();
+    const line = item.getBoundingClientRect();
+    if (line.bottom > box.bottom) list.scrollTop += line.bottom - box.bottom;
+    else if (line.top < box.top) list.scrollTop -= box.top - line.top;
+  }
+
   // ---- talking to the server ------------------------------------------------------------------
   function cookie(name) {
     const match = document.cookie.match(new RegExp("(?:^|; )" + name + "=([^;]*)"));
@@ -373,5 +383,5 @@
   }
 
   window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, registerBoard, playableCards, outcomeText,
-    eventItem, request, seatLabel, isCard, isTile, isModerated, moderated };
+    eventItem, showInList, request, seatLabel, isCard, isTile, isModerated, moderated };
 })();
