@@ -36,25 +36,40 @@ def seat_names(game: Game) -> list[str]:
     return [seat.name or _("seat %(seat)s") % {"seat": seat.index} for seat in game.seats.all()]
 
 
+def whole_number(raw: str) -> int | None:
+    """``raw`` as a whole number, or None when it is not one. ASCII digits only: ``str.isdigit``
+    also accepts "²", which ``int`` refuses; and a number of thousands of digits (past Python's
+    limit for ``int``) is capped at 10**18, far past any game's last event."""
+    if not (raw.isascii() and raw.isdigit()):
+        return None
+    digits = raw.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 10**18
+
+
 def parse_perspective(raw: str | None, seats: int) -> str | int:
     """``all`` (the default), ``spectator``, or a seat number as a string."""
     if raw in (None, "", EVERYONE):
         return EVERYONE
     if raw == SPECTATOR:
         return SPECTATOR
-    if raw.isdigit() and int(raw) < seats:
-        return int(raw)
+    seat = whole_number(raw)
+    if seat is not None and seat < seats:
+        return seat
     message = _("as must be all, spectator or a seat from 0 to %(last)s, not %(raw)r")
     raise ReplayError("bad_parameter", message % {"last": seats - 1, "raw": raw})
 
 
 def parse_at(raw: str | None, total: int) -> int:
+    """The event number ``at``: 0 (the start) when absent, and a number past the last event the
+    viewer may see is that last event, as the replay page opens such a link (issue 23). Anything
+    but a whole number is refused."""
     if raw in (None, ""):
         return 0
-    if not raw.isdigit() or int(raw) > total:
+    at = whole_number(raw)
+    if at is None:
         message = _("at must be a whole number from 0 to %(total)s, not %(raw)r")
         raise ReplayError("bad_parameter", message % {"total": total, "raw": raw})
-    return int(raw)
+    return min(at, total)
 
 
 def merge_views(base, others: list):

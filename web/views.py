@@ -23,7 +23,7 @@ from games.errors import ServiceError
 from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
 from .names import game_name
-from .replay import ReplayError, live_position, replay_position, seat_names
+from .replay import ReplayError, live_position, replay_position, seat_names, whole_number
 from .strings import js_strings
 
 
@@ -196,12 +196,12 @@ def play_log(request, pk):
     game = _game_or_none(request, pk)
     if game is None:
         return JsonResponse({"code": "not_found", "message": _("No such game.")}, status=404)
-    raw = request.GET.get("after") or "0"
-    if not raw.isdigit():
+    after = whole_number(request.GET.get("after") or "0")
+    if after is None:
         return JsonResponse({"code": "bad_parameter", "message": _("after must be a whole number")}, status=400)
+    after = min(after, game.head_seq)  # nothing comes after the last event
     seat = selectors.seat_of(game=game, user=request.user)
     names = seat_names(game)
-    after = int(raw)
     events = selectors.events_for(game=game, seat=seat, after=after)
     katsu = {}
     if game.engine == "satori":  # a katsu says what the card was: the n-th katsu is the log's n-th entry

@@ -108,11 +108,22 @@ def test_a_game_waiting_for_players_has_no_replay(users):
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
 
-@pytest.mark.parametrize("params", [{"at": "-1"}, {"at": "x"}, {"at": "999"}, {"as": "2"}, {"as": "everyone"}])
+@pytest.mark.parametrize(
+    "params", [{"at": "-1"}, {"at": "x"}, {"at": "1.5"}, {"at": "²"}, {"as": "2"}, {"as": "²"}, {"as": "everyone"}]
+)
 def test_replay_refuses_bad_parameters(finished, params):
     response = replay(Client(), finished, **params)
     assert response.status_code == 400
     assert response.json()["code"] == "bad_parameter" and response.json()["message"]
+
+
+@pytest.mark.parametrize("past", [1, 999, 10**30, "9" * 5000])
+def test_replay_past_the_last_event_is_the_end(finished, past):
+    """Issue 23: ``?at=`` past the end answers the end, as the replay page opens such a link."""
+    end = replay(Client(), finished, at=finished.head_seq).json()
+    at = past if isinstance(past, str) else finished.head_seq + past
+    clamped = replay(Client(), finished, at=at)
+    assert clamped.status_code == 200 and clamped.json() == end and end["at"] == finished.head_seq
 
 
 def test_merge_views_fills_what_each_seat_saw():
@@ -152,7 +163,9 @@ def test_the_play_log_is_redacted_for_the_seat(users):
     assert sorted(ko_log[0]["cards"]) == sorted(selectors.game_view(game=game, seat=1)["players"][1]["hand"])
     oya_log = oya.get(f"/games/{game.pk}/log.json", {"after": 1}).json()["events"]
     assert len(oya_log) == 1 and oya_log[0]["text"].startswith("oya committed ")
-    assert ko.get(f"/games/{game.pk}/log.json", {"after": "x"}).status_code == 400
+    for bad in ("x", "-1", "²"):
+        assert ko.get(f"/games/{game.pk}/log.json", {"after": bad}).status_code == 400
+    assert ko.get(f"/games/{game.pk}/log.json", {"after": "9" * 5000}).json()["events"] == []
 
 
 def test_play_page_knows_the_seat(users):
