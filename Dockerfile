@@ -29,6 +29,7 @@ ENV PATH=/opt/kifu/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     KIFU_STATIC_ROOT=/opt/kifu/static \
+    KIFU_STATIC_COLLECTED=1 \
     KIFU_VAR_DIR=/var/lib/kifu
 USER kifu
 EXPOSE 8000 8001

@@ -379,9 +379,14 @@ LOCALE_PATHS = [BASE_DIR / "web" / "locale"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
-# Serve the pages' scripts and styles straight from the apps' static/ folders too, so they work
-# where collectstatic has not run (the test stack, a fresh checkout); deploys still collect them.
-WHITENOISE_USE_FINDERS = True
+# Where collectstatic has run (bin/serve, the Docker image, the systemd unit: KIFU_STATIC_COLLECTED=1)
+# the scripts and styles are served from STATIC_ROOT only, with the gzip copies
+# CompressedStaticFilesStorage wrote beside them (Content-Encoding: gzip to a browser that accepts
+# it). Without it (the test stack, a fresh checkout) they are served straight from the apps'
+# static/ folders, as they are now, uncompressed: whitenoise's finders take the place of the
+# collected copies, so the two modes cannot mix.
+KIFU_STATIC_COLLECTED = env_bool("KIFU_STATIC_COLLECTED", False)
+WHITENOISE_USE_FINDERS = not KIFU_STATIC_COLLECTED
 
 LOG_LEVEL = env.choice("KIFU_LOG_LEVEL", "", (*LOG_LEVELS, ""))  # unset: WARNING for the root, INFO for kifu
 # KIFU_LOG_FORMAT=json: one JSON object per line (python-json-logger) for a log shipper, with the
