@@ -7,6 +7,7 @@ and the scripts need no build step; ``{name}`` placeholders are filled in by the
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .describe import ACTION_LABELS
 
@@ -235,9 +236,31 @@ def _board_strings() -> dict[str, str]:
     }
 
 
+def _card_names() -> dict:
+    """What a card is called, for screen readers (``aria-label``) and the tooltip: "2 of spades",
+    "スペードの2". The face shows "2♠"; the id "2S" is for the API only."""
+    return {
+        "name": pgettext("playing card", "{rank} of {suit}"),
+        "ranks": {
+            "A": pgettext("playing card", "Ace"),
+            "J": pgettext("playing card", "Jack"),
+            "Q": pgettext("playing card", "Queen"),
+            "K": pgettext("playing card", "King"),
+        },
+        "suits": {
+            "S": pgettext("playing card", "spades"),
+            "H": pgettext("playing card", "hearts"),
+            "D": pgettext("playing card", "diamonds"),
+            "C": pgettext("playing card", "clubs"),
+        },
+        "joker": pgettext("playing card", "Joker"),
+    }
+
+
 def js_strings() -> dict:
     return {
         **_board_strings(),
+        "cards": _card_names(),
         "pick_card_any": _("Click a highlighted card or tile to play it, or choose a move below."),
         "moves_with": _("Moves with"),
         "all_moves": _("All moves"),

@@ -286,6 +286,48 @@ def test_step_through_a_replay_in_each_perspective(stack, browser, shots):
     assert page.js_errors == [] and other.js_errors == []
 
 
+SPOKEN = {  # what a screen reader says for a card, written out here rather than taken from web/strings.py
+    "en": ("{rank} of {suit}", {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"},
+           {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}, "hidden card"),
+    "ja": ("{suit}の{rank}", {"A": "エース", "J": "ジャック", "Q": "クイーン", "K": "キング"},
+           {"S": "スペード", "H": "ハート", "D": "ダイヤ", "C": "クラブ"}, "伏せ札"),
+}  # fmt: skip
+
+
+def spoken(card: str, language: str) -> str:
+    name, ranks, suits, _ = SPOKEN[language]
+    return name.format(rank=ranks.get(card[:-1], card[:-1]), suit=suits[card[-1]])
+
+
+def test_cards_are_named_in_words_for_screen_readers(stack, browser):
+    """Issue 23 item 6: a card drawn "2♠" is "2 of spades" / "スペードの2" to assistive technology (not
+    "2S"): an image, or a button when it can be played; a face-down card is an image named "hidden
+    card" (an aria-label needs a role on a span). Read from Chromium's accessibility tree."""
+    from playwright.sync_api import expect
+
+    oya, ko = Player(stack.base_url), Player(stack.base_url)
+    game_id = oya.create_game("nine-card", [oya.name, ko.name], {"commit_seconds": 600})["id"]
+    assert oya.move(game_id, oya.get(f"/api/games/{game_id}/legal-moves").json()["moves"][0]).status_code == 200
+    hand = [move["card"] for move in ko.get(f"/api/games/{game_id}/legal-moves").json()["moves"]]
+    assert len(hand) == 9
+    for locale in ("en-US", "ja-JP"):
+        language = locale[:2]
+        page = new_page(browser, stack, locale=locale)
+        log_in(page, ko.name)
+        page.goto(f"/games/{game_id}/play")
+        expect(page.locator(".nc-hand .card.playable")).to_have_count(9)
+        for card in hand:  # the Ko's own hand: buttons
+            expect(page.get_by_role("button", name=spoken(card, language), exact=True)).to_have_count(1)
+        # The Oya's committed card and its hand of 8, face down.
+        hidden = page.locator('.nc-player[data-seat="0"]').get_by_role("img", name=SPOKEN[language][3], exact=True)
+        expect(hidden).to_have_count(9)
+        # The deal in the event list: the Ko's hand as small card images.
+        dealt = page.locator("#events li").first
+        expect(dealt.get_by_role("img", name=spoken(hand[0], language), exact=True)).to_have_count(1)
+        assert page.get_by_role("img", name=hand[0], exact=True).count() == 0  # never the id
+        assert page.js_errors == []
+
+
 def test_language_follows_the_browser_and_the_switch(stack, browser, shots):
     from playwright.sync_api import expect
 

@@ -239,8 +239,8 @@ def test_the_browser_language_and_the_switch(finished):
     assert game_name("nine-card", "en") == "Nine Card" and game_name("necropolis", "ja") == "ネクロポリス"
 
 
-def _po_entries(text: str) -> list[tuple[str, str | None, str]]:
-    """(msgid, msgid_plural, msgstr or the first plural form) of each entry of a .po file."""
+def _po_entries(text: str) -> list[tuple[str | None, str, str | None, str]]:
+    """(msgctxt, msgid, msgid_plural, msgstr or the first plural form) of each entry of a .po file."""
 
     def unescape(value: str) -> str:
         return value.encode().decode("unicode_escape").encode("latin-1").decode()
@@ -249,28 +249,37 @@ def _po_entries(text: str) -> list[tuple[str, str | None, str]]:
     for block in text.split("\n\n"):
         fields, current = {}, None
         for line in block.splitlines():
-            match = re.match(r'^(msgid|msgid_plural|msgstr|msgstr\[\d+\]) "(.*)"$', line)
+            match = re.match(r'^(msgctxt|msgid|msgid_plural|msgstr|msgstr\[\d+\]) "(.*)"$', line)
             if match:
                 current = match.group(1)
                 fields[current] = match.group(2)
             elif line.startswith('"') and current:
                 fields[current] += line[1:-1]
         if fields.get("msgid"):
-            plural = fields.get("msgid_plural")
+            context, plural = fields.get("msgctxt"), fields.get("msgid_plural")
             msgstr = fields.get("msgstr", fields.get("msgstr[0]", ""))
-            entries.append((unescape(fields["msgid"]), unescape(plural) if plural else None, unescape(msgstr)))
+            entries.append(
+                (
+                    unescape(context) if context is not None else None,
+                    unescape(fields["msgid"]),
+                    unescape(plural) if plural else None,
+                    unescape(msgstr),
+                )
+            )
     return entries
 
 
 def test_every_japanese_string_is_translated_and_compiled():
     entries = _po_entries((LOCALE / "django.po").read_text(encoding="utf-8"))
     assert len(entries) > 150
-    assert [msgid for msgid, _, msgstr in entries if not msgstr] == []
+    assert [msgid for _, msgid, _, msgstr in entries if not msgstr] == []
     with (LOCALE / "django.mo").open("rb") as handle:
         catalog = gettext.GNUTranslations(handle)
-    stale = [
-        msgid
-        for msgid, plural, msgstr in entries
-        if (catalog.ngettext(msgid, plural, 1) if plural else catalog.gettext(msgid)) != msgstr
-    ]
+
+    def translated(context, msgid, plural):
+        if plural:
+            return catalog.npgettext(context, msgid, plural, 1) if context else catalog.ngettext(msgid, plural, 1)
+        return catalog.pgettext(context, msgid) if context else catalog.gettext(msgid)
+
+    stale = [msgid for context, msgid, plural, msgstr in entries if translated(context, msgid, plural) != msgstr]
     assert stale == [], "django.mo is older than django.po: cd web && ../manage.py compilemessages -l ja"

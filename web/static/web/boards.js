@@ -36,7 +36,7 @@
     const moves = ctx.playable && ctx.playable.get ? ctx.playable.get(id) : null;
     if (!moves || !ctx.onMove) return card(id, attrs);
     const more = attrs && attrs.class ? " " + attrs.class : "";
-    const node = card(id, { ...(attrs || {}), class: "playable" + more, role: "button", tabindex: 0, "aria-label": id });
+    const node = card(id, { ...(attrs || {}), class: "playable" + more, role: "button", tabindex: 0 });
     const act = () => (moves.length === 1 || !ctx.onPick ? ctx.onMove(moves[0]) : ctx.onPick(id, moves));
     node.addEventListener("click", act);
     node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); act(); } });

@@ -46,21 +46,36 @@
   const isTile = (value) => typeof value === "string" && TILE_RE.test(value);
 
   // ---- cards and tiles ------------------------------------------------------------------------
-  // attrs.class adds classes; other attrs are set as given.
+  // A card's name in the page's language ("2 of spades", "スペードの2"; web/strings.py): what a
+  // screen reader says for the drawn "2♠", and the tooltip. The id ("2S") is for the API only.
+  function cardName(id) {
+    const names = STRINGS.cards || {};
+    if (id.startsWith("JK")) return names.joker || id;
+    const rank = id.slice(0, -1);
+    const suit = id.slice(-1);
+    return (names.name || "{rank} of {suit}").split("{rank}").join((names.ranks || {})[rank] || rank)
+      .split("{suit}").join((names.suits || {})[suit] || suit);
+  }
+
+  // attrs.class adds classes; other attrs are set as given (a playable card: role "button"). A card
+  // is an image to assistive technology (role "img"), named by its aria-label, which only an element
+  // with a role may carry.
   function card(id, attrs) {
     const extra = { ...(attrs || {}) };
     const more = extra.class ? " " + extra.class : "";
     delete extra.class;
     if (id === null || id === undefined) return back(attrs);
     if (isTile(id)) return tile(id, attrs);
+    const name = cardName(id);
+    const named = { "data-card": id, role: "img", "aria-label": name, title: name, ...extra };
     if (id.startsWith("JK")) {
-      return el("span", { class: "card joker" + more, "data-card": id, title: id, ...extra },
+      return el("span", { class: "card joker" + more, ...named },
         el("span", { class: "rank", text: "JK" }), el("span", { class: "suit", text: "★" }));
     }
     const rank = id.slice(0, -1);
     const suit = id.slice(-1);
     const red = suit === "H" || suit === "D";
-    return el("span", { class: "card" + (red ? " red" : "") + more, "data-card": id, title: id, ...extra },
+    return el("span", { class: "card" + (red ? " red" : "") + more, ...named },
       el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUITS[suit] || suit }));
   }
 
@@ -68,7 +83,8 @@
     const extra = { ...(attrs || {}) };
     const more = extra.class ? " " + extra.class : "";
     delete extra.class;
-    return el("span", { class: "card back" + more, title: t("hidden_card"), "aria-label": t("hidden_card"), ...extra });
+    const hidden = t("hidden_card");
+    return el("span", { class: "card back" + more, role: "img", title: hidden, "aria-label": hidden, ...extra });
   }
 
   // Pip positions on a 3x3 grid (0..8) for 0-9 pips; larger numbers are written as digits.
@@ -269,7 +285,7 @@
       if (player.hand) {
         for (const id of player.hand) {
           const playable = ctx.playable && ctx.playable.has(id);
-          const node = card(id, playable ? { class: "playable", role: "button", tabindex: 0, "aria-label": id } : null);
+          const node = card(id, playable ? { class: "playable", role: "button", tabindex: 0 } : null);
           if (playable) {
             node.addEventListener("click", () => ctx.onMove({ type: "commit_card", card: id }));
             node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.onMove({ type: "commit_card", card: id }); } });
