@@ -238,14 +238,16 @@ def _board_strings() -> dict[str, str]:
 
 def _card_names() -> dict:
     """What a card is called, for screen readers (``aria-label``) and the tooltip: "2 of spades",
-    "スペードの2". The face shows "2♠"; the id "2S" is for the API only."""
+    "スペードの2". The face shows "2♠"; the id "2S" is for the API only. A lettered rank keeps its
+    letter before the word ("Q (Queen) of spades"): the name holds the text the card shows, so a
+    speech-input user who says "Q" finds it (WCAG 2.5.3, axe's label-content-name-mismatch)."""
     return {
         "name": pgettext("playing card", "{rank} of {suit}"),
         "ranks": {
-            "A": pgettext("playing card", "Ace"),
-            "J": pgettext("playing card", "Jack"),
-            "Q": pgettext("playing card", "Queen"),
-            "K": pgettext("playing card", "King"),
+            "A": pgettext("playing card", "A (Ace)"),
+            "J": pgettext("playing card", "J (Jack)"),
+            "Q": pgettext("playing card", "Q (Queen)"),
+            "K": pgettext("playing card", "K (King)"),
         },
         "suits": {
             "S": pgettext("playing card", "spades"),
@@ -253,7 +255,7 @@ def _card_names() -> dict:
             "D": pgettext("playing card", "diamonds"),
             "C": pgettext("playing card", "clubs"),
         },
-        "joker": pgettext("playing card", "Joker"),
+        "joker": pgettext("playing card", "JK (Joker)"),
     }
 
 

@@ -120,6 +120,32 @@ def finish_via_api(game_id: str, oya: Player, ko: Player) -> dict:
     raise AssertionError("the game did not end")
 
 
+def started_knockout(owner: Player, slug: str, members: list[Player], name: str) -> int:
+    """The ``members`` join ``owner``'s club ``slug`` and enter a double elimination that starts."""
+    for member in members:
+        assert owner.post(f"/api/clubs/{slug}/members", {"username": member.name}).status_code == 201
+        assert member.post(f"/api/clubs/{slug}/join").status_code == 200
+    knockout = {"name": name, "engine": "nine-card", "format": "double_elimination"}
+    tournament = owner.post(f"/api/clubs/{slug}/tournaments", knockout).json()["id"]
+    for member in members:
+        assert member.post(f"/api/tournaments/{tournament}/entries").status_code == 201
+    assert owner.post(f"/api/tournaments/{tournament}/start").status_code == 200
+    return tournament
+
+
+def visit(page, pages: dict[str, str]):
+    """Open each page of ``{name: path}`` in turn and yield its name once it has drawn itself (a
+    replay's position loaded, a play page's hands drawn)."""
+    for name, path in pages.items():
+        page.goto(path)
+        if "replay" in name:
+            page.wait_for_selector("#replay[data-ready='1']")
+        if "play" in name.split("-"):
+            page.wait_for_selector(".nc-hand")
+        page.wait_for_load_state("load")
+        yield name
+
+
 def test_two_browsers_play_a_nine_card_game(stack, browser, shots):
     from playwright.sync_api import expect
 
@@ -287,9 +313,9 @@ def test_step_through_a_replay_in_each_perspective(stack, browser, shots):
 
 
 SPOKEN = {  # what a screen reader says for a card, written out here rather than taken from web/strings.py
-    "en": ("{rank} of {suit}", {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"},
+    "en": ("{rank} of {suit}", {"A": "A (Ace)", "J": "J (Jack)", "Q": "Q (Queen)", "K": "K (King)"},
            {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}, "hidden card"),
-    "ja": ("{suit}の{rank}", {"A": "エース", "J": "ジャック", "Q": "クイーン", "K": "キング"},
+    "ja": ("{suit}の{rank}", {"A": "A(エース)", "J": "J(ジャック)", "Q": "Q(クイーン)", "K": "K(キング)"},
            {"S": "スペード", "H": "ハート", "D": "ダイヤ", "C": "クラブ"}, "伏せ札"),
 }  # fmt: skip
 
@@ -402,13 +428,7 @@ def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser,
     for number, member in enumerate(members):
         display = {"display_name": f"{number}{word[:79]}"}
         assert member.http.patch(f"{stack.base_url}/api/profile", json=display).status_code == 200
-        assert owner.post(f"/api/clubs/{slug}/members", {"username": member.name}).status_code == 201
-        assert member.post(f"/api/clubs/{slug}/join").status_code == 200
-    knockout = {"name": word[:100], "engine": "nine-card", "format": "double_elimination"}
-    tournament = owner.post(f"/api/clubs/{slug}/tournaments", knockout).json()["id"]
-    for member in members:
-        assert member.post(f"/api/tournaments/{tournament}/entries").status_code == 201
-    assert owner.post(f"/api/tournaments/{tournament}/start").status_code == 200
+    tournament = started_knockout(owner, slug, members, word[:100])
     league = owner.post(f"/api/clubs/{slug}/leagues", {"name": word[:100], "engine": "nine-card"}).json()["id"]
     for member in members:
         assert owner.post(f"/api/leagues/{league}/players", {"username": member.name}).status_code == 201
@@ -436,11 +456,7 @@ def test_the_pages_fit_a_phone_screen_even_with_300_letter_words(stack, browser,
         "cards-play": f"/games/{cards}/play",
     }
     widths, scrolled = {}, {}
-    for name, path in pages.items():
-        page.goto(path)
-        if "replay" in name:
-            page.wait_for_selector("#replay[data-ready='1']")
-        page.wait_for_load_state("load")
+    for name in visit(page, pages):
         widths[name] = page.evaluate("document.documentElement.scrollWidth")
         scrolled[name] = page.evaluate("window.scrollY")
         shots(page, f"phone-{name}")
