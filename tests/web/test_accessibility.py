@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from games.engines import REGISTRY
+
 from ..conftest import Player
+from .games import random_record, seats_for
 from .test_browser import browser, finish_via_api, log_in, new_page, started_knockout, visit  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
@@ -61,5 +64,25 @@ def test_the_pages_have_no_serious_accessibility_violation(stack, browser, local
         violations = axe_violations(page)
         if violations:
             found[name] = violations
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
+    assert page.js_errors == []
+
+
+def test_every_games_board_has_no_serious_accessibility_violation(stack, browser):  # noqa: F811 - fixtures
+    """Each engine's board (boards.js, table.js) in the replay, halfway and at the end, everything shown."""
+    viewer = Player(stack.base_url)
+    assert viewer.post("/api/me/mature-consent", {"adult": True, "consent": True}).status_code == 200
+    page = new_page(browser, stack)
+    log_in(page, viewer.name)
+    found = {}
+    for slug in sorted(REGISTRY):
+        names = ["Ann", "Ben", "Cho", "Dai", "Eve"][: seats_for(slug)]
+        game = ok(viewer.post("/api/records", {"record": random_record(slug, names, seed=4)}), 201)
+        for at in (game["head_seq"] // 2, game["head_seq"]):
+            page.goto(f"/games/{game['id']}/replay?at={at}&as=all")
+            page.wait_for_selector(f"#replay[data-at='{at}'] #board [data-board='{slug}']")
+            violations = axe_violations(page)
+            if violations:
+                found[f"{slug}@{at}"] = violations
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
     assert page.js_errors == []
