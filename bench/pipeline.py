@@ -611,7 +611,7 @@ def run(args, cleanup: sb.Cleanup) -> None:
         }
         runs.append((phase, figures))
         failures += phase.failures
-        if not phase.decided():
+        if not phase.decided:
             # Clients that never get a verdict (a game that never started, say) are a broken bench, not 0 moves/s.
             raise SystemExit(f"stack run {k + 1}: no move was decided in {phase.seconds:.1f} s; logs in {logdir}")
         say(
