@@ -179,7 +179,9 @@ STATE_PROPERTIES = {
     "view": {
         "type": "object",
         "additionalProperties": True,
-        "description": "What the caller may see: the game's own view (its rules document names the fields).",
+        "nullable": True,
+        "description": "What the caller may see: the game's own view (its rules document names the fields); "
+        "null before the game starts (an open invitation).",
     },
     "outcome": {"allOf": [ref("Outcome")], "nullable": True},
     "clock": {"allOf": [ref("Clock")], "nullable": True},

@@ -11,7 +11,7 @@ from rest_framework.reverse import reverse
 
 from games import clocks
 from games.models import Submission
-from games.serializers import CONFIG_VALUE, ConfigField, FreeObjectField, TimeControlSerializer
+from games.serializers import CONFIG_VALUE, ConfigField, EngineSlugField, FreeObjectField, TimeControlSerializer
 
 from .openapi import ref
 
@@ -41,9 +41,14 @@ class AccountCreateSerializer(serializers.Serializer):
         return value
 
 
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class AffirmationField(serializers.BooleanField):
+    """Only true is a consent; declared so, and false stays the view's ``consent_incomplete``."""
+
+
 class MatureConsentSerializer(serializers.Serializer):
-    adult = serializers.BooleanField(help_text="I am an adult.")
-    consent = serializers.BooleanField(help_text="I consent to mature content.")
+    adult = AffirmationField(help_text="I am an adult.")
+    consent = AffirmationField(help_text="I consent to mature content.")
     confirmed_at = serializers.DateTimeField(read_only=True)
 
 
@@ -112,7 +117,7 @@ class WholeSecondsField(serializers.JSONField):
 
 
 class GameCreateSerializer(serializers.Serializer):
-    engine = serializers.CharField(help_text="A game slug from /api/engines.")
+    engine = EngineSlugField(help_text="A game slug from /api/engines.")
     config = ConfigField(required=False, default=dict, help_text="Flags that differ from the defaults.")
     seats = serializers.ListField(
         child=serializers.CharField(allow_null=True),

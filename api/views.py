@@ -236,8 +236,16 @@ class GameStateView(APIView):
 class GameEventsView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Only events with a greater seq (default 0)."),
-            OpenApiParameter("limit", int, description="At most this many (1-1000, default 500)."),
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 10**9},
+                description="Only events with a greater seq (default 0).",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 1000},
+                description="At most this many (1-1000, default 500).",
+            ),
         ],
         responses={200: s.EVENTS, **ERRORS},
         tags=["play"],
@@ -271,7 +279,11 @@ class GameMovesView(APIView):
     @extend_schema(
         request=s.MoveSerializer,
         parameters=[
-            OpenApiParameter("wait", float, description="Wait up to this many seconds for the verdict (max 30)."),
+            OpenApiParameter(
+                "wait",
+                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
+                description="Wait up to this many seconds for the verdict (max 30).",
+            ),
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."
             ),
@@ -361,7 +373,13 @@ class SubmissionDetailView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        parameters=[OpenApiParameter("wait", float, description="Wait up to this many seconds for the verdict.")],
+        parameters=[
+            OpenApiParameter(
+                "wait",
+                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
+                description="Wait up to this many seconds for the verdict.",
+            )
+        ],
         responses={200: s.SubmissionSerializer, **ERRORS},
         tags=["play"],
     )

@@ -17,6 +17,7 @@ from rest_framework.reverse import reverse
 
 from . import clocks, moderation, selectors
 from .accounts import is_bot
+from .engines import all_engines
 from .meta import meta_readable
 from .models import Game
 
@@ -41,6 +42,13 @@ CONFIG = {
 @extend_schema_field(FREE_OBJECT)
 class FreeObjectField(serializers.JSONField):
     """An object whose fields the game (its rules document) or JSON Schema names, not this API."""
+
+
+@extend_schema_field({"type": "string", "enum": sorted(engine.slug for engine in all_engines())})
+class EngineSlugField(serializers.CharField):
+    """A game's slug. Declared as the enum of the slugs so a schema-valid request names a real game;
+    still a CharField, so an unknown one stays the services' ``unknown_game`` (with the known list),
+    and what the game may not do there (a league's two players) their own code."""
 
 
 @extend_schema_field(CONFIG)

@@ -112,7 +112,7 @@ class ClubJoinView(APIView):
 
 
 class MemberDetailView(APIView):
-    @extend_schema(request=s.RoleSerializer, responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
+    @extend_schema(request=s.RoleSerializer(partial=False), responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
     def patch(self, request, slug: str, username: str):
         """Organisers: make a member an organiser, or an organiser a member."""
         data = validated(s.RoleSerializer, request)
@@ -182,8 +182,16 @@ class StandingsView(APIView):
 class LadderEventsView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Only events with a greater seq (default 0)."),
-            OpenApiParameter("limit", int, description="At most this many (1-1000, default 500)."),
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 10**9},
+                description="Only events with a greater seq (default 0).",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 1000},
+                description="At most this many (1-1000, default 500).",
+            ),
         ],
         responses={200: s.LadderEventSerializer(many=True), **ERRORS},
         tags=["ladders"],

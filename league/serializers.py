@@ -6,10 +6,12 @@ event is shown with a ``names`` map from those ids to usernames.
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.accounts import is_bot
+from games.serializers import EngineSlugField
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
 from .scoring import ladder as rules
@@ -34,9 +36,15 @@ class ProfileSerializer(serializers.ModelSerializer):
         return is_bot(profile.user)
 
 
+@extend_schema_field({"type": "string", "enum": [code for code, _name in settings.LANGUAGES]})
+class LanguageField(serializers.CharField):
+    """A language code; declared as the enum of settings.LANGUAGES, still checked by the profile
+    service (``bad_language``, which names the codes)."""
+
+
 class ProfileUpdateSerializer(serializers.Serializer):
     display_name = serializers.CharField(required=False, allow_blank=True, max_length=80)
-    language = serializers.CharField(required=False, max_length=10, help_text="A code such as en or ja.")
+    language = LanguageField(required=False, max_length=10, help_text="A code such as en or ja.")
 
 
 class ClubSerializer(serializers.ModelSerializer):
@@ -95,7 +103,7 @@ class LadderSerializer(serializers.ModelSerializer):
 
 
 class LadderCreateSerializer(serializers.Serializer):
-    engine = serializers.CharField(help_text="A game slug from /api/engines.")
+    engine = EngineSlugField(help_text="A game slug from /api/engines.")
     kind = serializers.ChoiceField(choices=rules.KINDS, default=rules.CHALLENGE)
     name = serializers.CharField(required=False, allow_blank=True, max_length=100)
     settings = serializers.DictField(
@@ -280,7 +288,7 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class MatchCreateSerializer(serializers.Serializer):
-    engine = serializers.CharField()
+    engine = EngineSlugField()
     players = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=16)
     format = serializers.ChoiceField(choices=match_rules.FORMATS)
     target = serializers.IntegerField(help_text="N of best of N, first to N points, or games in a session.")

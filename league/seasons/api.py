@@ -197,7 +197,11 @@ class SeasonStandingsCsvView(APIView):
 
 class SeasonCalendarView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("division", int, description="Only this division (tier, 1 = top).")],
+        parameters=[
+            OpenApiParameter(
+                "division", {"type": "integer", "minimum": 0}, description="Only this division (tier, 1 = top)."
+            )
+        ],
         responses={(200, "text/calendar"): str, **ERRORS},
         tags=TAGS,
     )
@@ -211,8 +215,10 @@ class SeasonCalendarView(APIView):
 class SeasonFixturesView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("division", int, description="Only this division (tier, 1 = top)."),
-            OpenApiParameter("round", int, description="Only this round."),
+            OpenApiParameter(
+                "division", {"type": "integer", "minimum": 0}, description="Only this division (tier, 1 = top)."
+            ),
+            OpenApiParameter("round", {"type": "integer", "minimum": 0}, description="Only this round."),
         ],
         responses={200: s.SeasonFixtureSerializer(many=True), **ERRORS},
         tags=TAGS,

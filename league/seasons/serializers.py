@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.accounts import is_bot
+from games.serializers import EngineSlugField
 
 from . import scoring
 from .models import Fixture, League, Season
@@ -50,7 +51,7 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
 
 class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    engine = serializers.CharField(max_length=40, help_text="A two-player game (GET /api/engines).")
+    engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every fixture.")
     cycles = serializers.IntegerField(required=False, default=1, help_text="1 single, 2 double round robin.")
     days_per_round = serializers.IntegerField(required=False, default=7, help_text="Round r: play by start + r*days.")

@@ -9,6 +9,7 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games.serializers import EngineSlugField
 from kifu.http.errors import ApiError, error_responses
 from kifu.http.params import validated
 
@@ -58,7 +59,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    engine = serializers.CharField(max_length=40, help_text="A two-player game (GET /api/engines).")
+    engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     format = serializers.ChoiceField(choices=Tournament.Format.values)
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every game.")
     rounds = serializers.IntegerField(required=False, allow_null=True, help_text="Swiss only; default log2(n).")
@@ -314,7 +315,7 @@ class TournamentRoundDetailView(APIView):
 
 class TournamentRoundsView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("round", int, description="Only this round.")],
+        parameters=[OpenApiParameter("round", {"type": "integer", "minimum": 0}, description="Only this round.")],
         responses={200: BoardSerializer(many=True), **ERRORS},
         tags=["tournaments"],
     )
