@@ -23,7 +23,7 @@ USERNAME_TAKEN = "that username is taken"
 
 class AccountCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,40}$", help_text="2-40 letters, digits, _ . -")
-    password = serializers.CharField(write_only=True, style={"input_type": "password"})
+    password = serializers.CharField(write_only=True, min_length=8, style={"input_type": "password"})
     bot = serializers.BooleanField(
         required=False, default=False, help_text="A bot account (a program playing through the API); fixed for good."
     )

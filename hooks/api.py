@@ -15,10 +15,31 @@ from .models import Delivery, DeliveryAttempt, Webhook
 ERRORS = error_responses(400, 401, 404)
 
 
+# What the schema promises is stored as given: an http(s) URL with an ASCII host name, a port from 1
+# to 9999 at most, and a path of characters that stay as they are (services.webhook_url_normalise
+# takes more - IDNA hosts, characters to percent-encode - and says what to fix for the rest).
+WEBHOOK_URL = {
+    "type": "string",
+    "maxLength": 500,
+    "pattern": r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[1-9][0-9]{0,3})?"
+    r"(/[A-Za-z0-9._~%/!$&'()*+,;=:@?-]*)?$",
+}
+
+
+@extend_schema_field(WEBHOOK_URL)
+class WebhookUrlField(serializers.CharField):
+    """Checked by the service (``bad_webhook_url``); the schema declares the URLs it takes as sent."""
+
+
+@extend_schema_field({"type": "string", "enum": list(services.EVENTS)})
+class WebhookEventField(serializers.CharField):
+    """One of services.EVENTS; an unknown one stays the service's refusal, which lists them."""
+
+
 class WebhookCreateSerializer(serializers.Serializer):
-    url = serializers.CharField(max_length=1000, help_text="An http:// or https:// URL that accepts POSTs.")
+    url = WebhookUrlField(max_length=1000, help_text="An http:// or https:// URL that accepts POSTs.")
     events = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text=f"Any of {', '.join(services.EVENTS)}; default all."
+        child=WebhookEventField(), required=False, help_text=f"Any of {', '.join(services.EVENTS)}; default all."
     )
 
 

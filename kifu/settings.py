@@ -290,6 +290,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "TournamentTiebreakEnum": "league.scoring.standings.TIEBREAKS",
         "SeasonTiebreakEnum": "league.seasons.scoring.TIEBREAKS",
+        "TrueEnum": [(True, True)],  # mature consent's adult and consent (api.serializers.AffirmationField)
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -20,7 +20,7 @@ from kifu.http.params import int_param, validated
 from . import exports, selectors, services
 from . import serializers as s
 from .loaders import load_challenge, load_club, load_ladder, load_user
-from .models import Challenge, Match, PlayerProfile
+from .models import Challenge, Match, Membership, PlayerProfile
 
 ERRORS = error_responses(400, 401, 403, 404, 409)
 
@@ -111,8 +111,18 @@ class ClubJoinView(APIView):
         return Response(s.MembershipSerializer(membership).data)
 
 
+# The new role is required: a plain schema, not drf-spectacular's PATCH component (all optional).
+ROLE_REQUEST = {
+    "application/json": {
+        "type": "object",
+        "properties": {"role": {"type": "string", "enum": [value for value, _label in Membership.Role.choices]}},
+        "required": ["role"],
+    }
+}
+
+
 class MemberDetailView(APIView):
-    @extend_schema(request=s.RoleSerializer(partial=False), responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
+    @extend_schema(request=ROLE_REQUEST, responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
     def patch(self, request, slug: str, username: str):
         """Organisers: make a member an organiser, or an organiser a member."""
         data = validated(s.RoleSerializer, request)

@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from games.accounts import is_bot
 from games.serializers import EngineSlugField
+from kifu.http.openapi import declared
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
 from .scoring import ladder as rules
@@ -117,9 +118,48 @@ class LadderCreateSerializer(serializers.Serializer):
     game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
 
 
+def _number(minimum, maximum, whole=False) -> dict:
+    return {"type": "integer" if whole else "number", "minimum": minimum, "maximum": maximum}
+
+
+# A challenge ladder's settings (rules.validate_settings; a rating ladder takes only match and
+# allow_bots, and says so - invalid_ladder_settings - for the others). The schema is the plain forms:
+# challenge_range as a number of places (bands are also taken), a match as best_of/first_to/session
+# of at most 20 games counted in wins (first_to also takes more, and "scores").
+LADDER_SETTINGS = {
+    "type": "object",
+    "properties": {
+        "challenge_range": _number(1, 1000, whole=True),
+        "max_open_challenges": _number(1, 20, whole=True),
+        "accept_days": _number(0.001, 365),
+        "play_days": _number(0.001, 365),
+        "on_challenger_win": {"type": "string", "enum": ["swap", "leapfrog"]},
+        "rematch_cooldown_days": _number(0, 365),
+        "new_player_free_challenges": _number(0, 100, whole=True),
+        "inactivity_days": _number(0, 3650),
+        "inactivity_drop_places": _number(1, 1000, whole=True),
+        "match": {
+            "type": "object",
+            "nullable": True,
+            "properties": {
+                "format": {"type": "string", "enum": list(match_rules.FORMATS)},
+                "target": _number(1, 20, whole=True),
+                "points": {"type": "string", "enum": ["wins"]},
+            },
+            "required": ["format", "target"],
+            "additionalProperties": False,
+        },
+        "allow_bots": {"type": "boolean"},
+    },
+    "additionalProperties": False,
+    "description": "Only the settings to change.",
+}
+LadderSettingsField = declared(serializers.DictField, LADDER_SETTINGS, "LadderSettingsField")
+
+
 class LadderUpdateSerializer(serializers.Serializer):
     name = serializers.CharField(required=False, max_length=100)
-    settings = serializers.DictField(required=False, help_text="Only the settings to change.")
+    settings = LadderSettingsField(required=False, help_text="Only the settings to change.")
 
 
 class EntrySerializer(serializers.ModelSerializer):
@@ -232,7 +272,7 @@ class WithdrawSerializer(serializers.Serializer):
 
 class RatedGameSerializer(serializers.Serializer):
     players = serializers.ListField(
-        child=serializers.CharField(), min_length=2, max_length=16, help_text="Usernames in seat order."
+        child=serializers.CharField(min_length=1), min_length=2, max_length=16, help_text="Usernames in seat order."
     )
 
 

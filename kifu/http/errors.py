@@ -72,13 +72,23 @@ def error_body(code: str, message: str, **extra) -> dict:
     return {"code": code, "message": message, **extra}
 
 
-def _flatten(detail) -> dict:
+def _flatten(detail, path: str = "") -> dict:
+    """Field path -> messages. A list's or a nested serializer's errors come as dicts by index or
+    name (``{"tables": {0: {3: [...]}}}``): their paths are ``tables[0][3]``, not a repr of the dict."""
     if isinstance(detail, dict):
-        return {
-            key: [str(item) for item in (value if isinstance(value, list) else [value])]
-            for key, value in detail.items()
-        }
-    return {"non_field_errors": [str(item) for item in (detail if isinstance(detail, list) else [detail])]}
+        fields: dict = {}
+        for key, value in detail.items():
+            name = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+            fields.update(_flatten(value, name))
+        return fields
+    items = detail if isinstance(detail, list) else [detail]
+    if any(isinstance(item, dict) for item in items):  # a ListField of serializers: one dict per item
+        fields = {}
+        for index, item in enumerate(items):
+            if item:
+                fields.update(_flatten(item, f"{path}[{index}]"))
+        return fields
+    return {path or "non_field_errors": [str(item) for item in items]}
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,17 @@ from __future__ import annotations
 import re
 
 from drf_spectacular import openapi
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import permissions
 
 
 class AutoSchema(openapi.AutoSchema):
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        """A request body given as a plain schema (``extend_schema(request={media type: schema})``)
+        is required when the schema requires a property; drf-spectacular leaves every such body optional."""
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        return schema, required or (isinstance(serializer, dict) and bool(serializer.get("required")))
+
     """drf-spectacular's schema, plus: an operation anyone may call (``AllowAny``) needs no credentials.
 
     drf-spectacular lists the token and session schemes with an optional ``{}`` for such an
@@ -29,3 +36,10 @@ class AutoSchema(openapi.AutoSchema):
         if any(isinstance(permission, permissions.AllowAny) for permission in self.view.get_permissions()):
             return []
         return super().get_auth()
+
+
+def declared(field_class: type, schema: dict, name: str) -> type:
+    """``field_class`` whose schema is ``schema``: what a valid value is, said where a JSON Schema
+    can say it (an enum, a range), while the field still takes any value of its type and the
+    service keeps its own refusal and stable code (``invalid_cycles``, ``bad_language``, ...)."""
+    return extend_schema_field(schema)(type(name, (field_class,), {"__doc__": f"{field_class.__name__}: {schema}"}))

@@ -7,8 +7,9 @@ from rest_framework import serializers
 
 from games.accounts import is_bot
 from games.serializers import EngineSlugField
+from kifu.http.openapi import declared
 
-from . import scoring
+from . import scoring, services
 from .models import Fixture, League, Season
 
 
@@ -49,15 +50,27 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
         ]
 
 
+# 1 or 2 (services: invalid_cycles); declared so a schema-valid request is not refused for it.
+CyclesField = declared(serializers.IntegerField, {"type": "integer", "enum": [1, 2]}, "CyclesField")
+# The same for the services' other ranges (invalid_days_per_round, invalid_divisions, invalid_promotion).
+DaysField = declared(serializers.IntegerField, {"type": "integer", "minimum": 1, "maximum": 365}, "DaysField")
+DivisionsField = declared(
+    serializers.IntegerField, {"type": "integer", "minimum": 1, "maximum": services.MAX_DIVISIONS}, "DivisionsField"
+)
+MovesField = declared(
+    serializers.IntegerField, {"type": "integer", "minimum": 0, "maximum": services.MAX_MOVES}, "MovesField"
+)
+
+
 class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every fixture.")
-    cycles = serializers.IntegerField(required=False, default=1, help_text="1 single, 2 double round robin.")
-    days_per_round = serializers.IntegerField(required=False, default=7, help_text="Round r: play by start + r*days.")
-    divisions = serializers.IntegerField(required=False, default=1, help_text="Divisions of the first season.")
-    promote = serializers.IntegerField(required=False, default=2, help_text="Up from each division but the top.")
-    relegate = serializers.IntegerField(required=False, default=2, help_text="Down from each division but the last.")
+    cycles = CyclesField(required=False, default=1, help_text="1 single, 2 double round robin.")
+    days_per_round = DaysField(required=False, default=7, help_text="Round r: play by start + r*days.")
+    divisions = DivisionsField(required=False, default=1, help_text="Divisions of the first season.")
+    promote = MovesField(required=False, default=2, help_text="Up from each division but the top.")
+    relegate = MovesField(required=False, default=2, help_text="Down from each division but the last.")
     points = serializers.JSONField(
         required=False, allow_null=True, default=None, help_text='{"win": 3, "draw": 1, "loss": 0} (the default).'
     )
@@ -70,11 +83,11 @@ class SeasonLeagueCreateSerializer(serializers.Serializer):
 
 
 class SeasonLeagueUpdateSerializer(serializers.Serializer):
-    cycles = serializers.IntegerField(required=False)
-    days_per_round = serializers.IntegerField(required=False)
-    divisions = serializers.IntegerField(required=False)
-    promote = serializers.IntegerField(required=False)
-    relegate = serializers.IntegerField(required=False)
+    cycles = CyclesField(required=False)
+    days_per_round = DaysField(required=False)
+    divisions = DivisionsField(required=False)
+    promote = MovesField(required=False)
+    relegate = MovesField(required=False)
     points = serializers.JSONField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False)
     allow_bots = serializers.BooleanField(

@@ -95,7 +95,7 @@ class TournamentStartSerializer(serializers.Serializer):
 class TablePairingSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1)
     tables = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(), min_length=1, max_length=6),
+        child=serializers.ListField(child=serializers.CharField(min_length=1), min_length=1, max_length=6),
         min_length=1,
         help_text="Usernames in seat order, one list a table; a table of one is a bye.",
     )

@@ -101,7 +101,12 @@ class World:
 
     @cached_property
     def match(self) -> int:
-        body = {"engine": "nine-card", "players": [self.me.username, self.rivals[0].username], "format": "best_of", "target": 3}
+        body = {
+            "engine": "nine-card",
+            "players": [self.me.username, self.rivals[0].username],
+            "format": "best_of",
+            "target": 3,
+        }
         return self.post("/api/matches", body)["id"]
 
     @cached_property
