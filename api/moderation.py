@@ -9,14 +9,20 @@ from rest_framework.views import APIView
 
 from games import moderation
 from kifu.http.errors import ApiError, error_responses
+from kifu.http.openapi import declared
 
 from .views import load_game
 
 ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
+# Not only white space (which the field trims to blank): declared so.
+REASON = {"type": "string", "pattern": r"\S", "maxLength": moderation.MAX_REASON}
+ReasonField = declared(serializers.CharField, REASON, "ReasonField")
+
+
 class ReasonSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=moderation.MAX_REASON, help_text="Why (shown to moderators).")
+    reason = ReasonField(max_length=moderation.MAX_REASON, help_text="Why (shown to moderators).")
 
 
 class DecisionSerializer(serializers.Serializer):

@@ -127,6 +127,7 @@ class GameCreateSerializer(serializers.Serializer):
     )
     time_control = TimeControlField(
         required=False,
+        allow_null=True,  # null: no clock (the schema's nullable TimeControl)
         default=None,
         help_text='A clock: {"per_move_seconds": N}, {"bank_seconds": B, "increment_seconds": I} or '
         '{"days_per_move": D}, optionally with "on_timeout": "loss" | "pass" | "default_move" (README, Clocks).',

@@ -61,7 +61,9 @@ class ClubSerializer(serializers.ModelSerializer):
 
 class ClubCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    slug = serializers.CharField(required=False, max_length=50, help_text="Its name in URLs (default: from the name).")
+    slug = declared(serializers.CharField, {"type": "string", "pattern": "[A-Za-z0-9]", "maxLength": 50}, "ClubSlug")(
+        required=False, max_length=50, help_text="Its name in URLs (default: from the name); letters or digits."
+    )
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -272,7 +274,10 @@ class WithdrawSerializer(serializers.Serializer):
 
 class RatedGameSerializer(serializers.Serializer):
     players = serializers.ListField(
-        child=serializers.CharField(min_length=1), min_length=2, max_length=16, help_text="Usernames in seat order."
+        child=serializers.CharField(min_length=1, trim_whitespace=False),
+        min_length=2,
+        max_length=16,
+        help_text="Usernames in seat order.",
     )
 
 

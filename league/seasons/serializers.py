@@ -61,6 +61,10 @@ MovesField = declared(
     serializers.IntegerField, {"type": "integer", "minimum": 0, "maximum": services.MAX_MOVES}, "MovesField"
 )
 
+# Distinct names (services: invalid_tiebreaks).
+TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
+TiebreaksField = declared(serializers.ListField, {**TIEBREAKS, "nullable": True}, "TiebreaksField")
+
 
 class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
@@ -74,7 +78,7 @@ class SeasonLeagueCreateSerializer(serializers.Serializer):
     points = serializers.JSONField(
         required=False, allow_null=True, default=None, help_text='{"win": 3, "draw": 1, "loss": 0} (the default).'
     )
-    tiebreaks = serializers.ListField(
+    tiebreaks = TiebreaksField(
         child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False, allow_null=True, default=None
     )
     allow_bots = serializers.BooleanField(
@@ -89,7 +93,9 @@ class SeasonLeagueUpdateSerializer(serializers.Serializer):
     promote = MovesField(required=False)
     relegate = MovesField(required=False)
     points = serializers.JSONField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
-    tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False)
+    tiebreaks = declared(serializers.ListField, TIEBREAKS, "SeasonTiebreaksUpdate")(
+        child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False
+    )
     allow_bots = serializers.BooleanField(
         required=False, help_text="May bot accounts join the roster and play; from now on (see the README)."
     )

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from games.serializers import EngineSlugField
 from kifu.http.errors import ApiError, error_responses
+from kifu.http.openapi import declared
 from kifu.http.params import validated
 
 from ..exports import calendar_response, csv_response, tournament_calendar
@@ -57,13 +58,17 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]
 
 
+# 1 or 2, and 2 only for a round robin (lifecycle: invalid_cycles).
+CyclesField = declared(serializers.IntegerField, {"type": "integer", "enum": [1, 2]}, "CyclesField")
+
+
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     format = serializers.ChoiceField(choices=Tournament.Format.values)
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every game.")
     rounds = serializers.IntegerField(required=False, allow_null=True, help_text="Swiss only; default log2(n).")
-    cycles = serializers.IntegerField(required=False, default=1, help_text="Round robin: 1 single, 2 double.")
+    cycles = CyclesField(required=False, default=1, help_text="Round robin: 1 single, 2 double.")
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, allow_null=True, default=None
     )
@@ -95,7 +100,9 @@ class TournamentStartSerializer(serializers.Serializer):
 class TablePairingSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1)
     tables = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(min_length=1), min_length=1, max_length=6),
+        child=serializers.ListField(
+            child=serializers.CharField(min_length=1, trim_whitespace=False), min_length=1, max_length=6
+        ),
         min_length=1,
         help_text="Usernames in seat order, one list a table; a table of one is a bye.",
     )
