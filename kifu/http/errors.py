@@ -72,23 +72,26 @@ def error_body(code: str, message: str, **extra) -> dict:
     return {"code": code, "message": message, **extra}
 
 
-def _flatten(detail, path: str = "") -> dict:
-    """Field path -> messages. A list's or a nested serializer's errors come as dicts by index or
-    name (``{"tables": {0: {3: [...]}}}``): their paths are ``tables[0][3]``, not a repr of the dict."""
+def _flatten(detail) -> dict:
+    """Field name -> messages. A list's or a nested serializer's errors come as dicts by index or
+    name (``{"tables": {0: {3: [...]}}}``): each message then starts with where, ``[0][3]: ...``,
+    rather than being a repr of the dict."""
     if isinstance(detail, dict):
-        fields: dict = {}
-        for key, value in detail.items():
-            name = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
-            fields.update(_flatten(value, name))
-        return fields
+        return {str(key): _messages(value) for key, value in detail.items()}
+    return {"non_field_errors": _messages(detail)}
+
+
+def _messages(detail, path: str = "") -> list[str]:
+    if isinstance(detail, dict):
+        return [
+            message
+            for key, value in detail.items()
+            for message in _messages(value, f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}")
+        ]
     items = detail if isinstance(detail, list) else [detail]
-    if any(isinstance(item, dict) for item in items):  # a ListField of serializers: one dict per item
-        fields = {}
-        for index, item in enumerate(items):
-            if item:
-                fields.update(_flatten(item, f"{path}[{index}]"))
-        return fields
-    return {path or "non_field_errors": [str(item) for item in items]}
+    if any(isinstance(item, dict | list) for item in items):  # a list of serializers: one entry per item
+        return [message for index, item in enumerate(items) if item for message in _messages(item, f"{path}[{index}]")]
+    return [f"{path}: {item}" if path else str(item) for item in items]
 
 
 @dataclass(frozen=True)

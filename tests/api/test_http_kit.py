@@ -63,3 +63,21 @@ def test_params_take_defaults_and_refuse_what_is_out_of_range():
         with pytest.raises(ApiError) as refused:
             read(query(string))
         assert refused.value.code == "bad_parameter" and refused.value.status_code == 400
+
+
+def test_a_list_fields_errors_say_where_not_a_repr():
+    """A ListField's (or nested serializer's) errors come as dicts by index; the answer keeps the
+    field's name and says where in it, instead of the repr of DRF's ErrorDetail dict (found by the
+    schemathesis run: ``tables: {0: {3: [ErrorDetail(string='This field may not be blank.', ...)]}}``)."""
+    from rest_framework import serializers
+
+    class Pairing(serializers.Serializer):
+        tables = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+        seats = serializers.ListField(child=serializers.CharField())
+
+    form = Pairing(data={"tables": [["a"], ["b", ""]], "seats": "x"})
+    assert not form.is_valid()
+    body = exception_handler(serializers.ValidationError(form.errors), CONTEXT).data
+    assert body["code"] == "invalid"
+    assert body["fields"]["tables"] == ["[1][1]: This field may not be blank."]
+    assert "ErrorDetail" not in body["message"] and "tables: [1][1]: This field may not be blank." in body["message"]
