@@ -230,3 +230,18 @@ def test_a_form_or_multipart_body_is_refused_and_nothing_is_stored(oya, game, ki
     refused(response, 415, "unsupported_media_type")
     assert Submission.objects.count() == before
     assert oya.get(f"/api/games/{game}").status_code == 200  # the connection is usable afterwards
+
+
+def test_what_the_schema_declares_valid_is_taken(oya):
+    """Found by the schemathesis run (test_fuzz_schema): requests the schema called valid were
+    refused. A null time control (the schema's nullable TimeControl) is a game without a clock; a
+    blank or white-space seat name is no player (no_such_player), not "may not be blank"."""
+    account("ko")
+    game = oya.post("/api/games", {"engine": "nine-card", "seats": ["oya", "ko"], "time_control": None}, format="json")
+    assert game.status_code == 201, game.json()
+    assert "time_control" not in game.json()["meta"] and game.json()["clock"] is None
+    club = oya.post("/api/clubs", {"name": "Input Club", "slug": "input"}, format="json")
+    assert club.status_code == 201, club.json()
+    ladder = oya.post("/api/clubs/input/ladders", {"engine": "nine-card"}, format="json").json()
+    answer = oya.post(f"/api/ladders/{ladder['id']}/games", {"players": ["oya", " "]}, format="json")
+    refused(answer, 400, "no_such_player")
