@@ -170,10 +170,23 @@ class MoveSerializer(serializers.Serializer):
         return value
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {"type": {"type": "string"}},
+        "required": ["type"],
+        "additionalProperties": True,
+        "description": "The move as it was sent: its verdict (status, code) says whether it was legal.",
+    }
+)
+class SentMoveField(serializers.JSONField):
+    """A submission's move as sent: any object with a ``type``, legal or not (the verdict says)."""
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id")
     game = serializers.UUIDField(source="game_id")
-    move = MoveField(source="payload")
+    move = SentMoveField(source="payload")
     url = serializers.SerializerMethodField()
 
     class Meta:

@@ -60,6 +60,10 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 # 1 or 2, and 2 only for a round robin (lifecycle: invalid_cycles).
 CyclesField = declared(serializers.IntegerField, {"type": "integer", "enum": [1, 2]}, "CyclesField")
+# 1-100, and only for a Swiss tournament (invalid_rounds).
+RoundsField = declared(
+    serializers.IntegerField, {"type": "integer", "minimum": 1, "maximum": 100, "nullable": True}, "RoundsField"
+)
 
 
 class TournamentCreateSerializer(serializers.Serializer):
@@ -67,7 +71,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     format = serializers.ChoiceField(choices=Tournament.Format.values)
     config = serializers.JSONField(required=False, default=dict, help_text="The game config of every game.")
-    rounds = serializers.IntegerField(required=False, allow_null=True, help_text="Swiss only; default log2(n).")
+    rounds = RoundsField(required=False, allow_null=True, help_text="Swiss only; default log2(n).")
     cycles = CyclesField(required=False, default=1, help_text="Round robin: 1 single, 2 double.")
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, allow_null=True, default=None

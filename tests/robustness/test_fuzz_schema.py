@@ -48,10 +48,11 @@ STATE_CODES = {
     "unknown_config_flag",
     "invalid_config",
 }
-# The same, for one operation: a tournament's cycles are 1 or 2, and 2 only for a round robin.
+# The same, for one operation: a tournament's cycles are 1 or 2, and 2 only for a round robin;
+# its rounds are set only for a Swiss tournament.
 # A club without a slug gets one from its name, which needs letters or digits then.
 CROSS_FIELD_CODES = {
-    ("POST", "/api/clubs/{slug}/tournaments"): {"invalid_cycles"},
+    ("POST", "/api/clubs/{slug}/tournaments"): {"invalid_cycles", "invalid_rounds"},
     ("POST", "/api/clubs"): {"bad_club_slug"},
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
