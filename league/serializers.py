@@ -105,26 +105,11 @@ class LadderSerializer(serializers.ModelSerializer):
         fields = ["id", "club", "name", "kind", "engine", "game_config", "settings", "head_seq", "created_at"]
 
 
-class LadderCreateSerializer(serializers.Serializer):
-    engine = EngineSlugField(help_text="A game slug from /api/engines.")
-    kind = serializers.ChoiceField(choices=rules.KINDS, default=rules.CHALLENGE)
-    name = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    settings = serializers.DictField(
-        required=False,
-        default=dict,
-        help_text="Ladder rules that differ from the defaults: challenge_range, max_open_challenges, accept_days, "
-        "play_days, on_challenger_win, rematch_cooldown_days, new_player_free_challenges, inactivity_days, "
-        'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}), allow_bots (default false: '
-        "bot accounts may not join or challenge).",
-    )
-    game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
-
-
 def _number(minimum, maximum, whole=False) -> dict:
     return {"type": "integer" if whole else "number", "minimum": minimum, "maximum": maximum}
 
 
-# A challenge ladder's settings (rules.validate_settings; a rating ladder takes only match and
+# A ladder's settings (rules.validate_settings; a rating ladder takes only match and
 # allow_bots, and says so - invalid_ladder_settings - for the others). The schema is the plain forms:
 # challenge_range as a number of places (bands are also taken), a match as best_of/first_to/session
 # of at most 20 games counted in wins (first_to also takes more, and "scores").
@@ -154,9 +139,23 @@ LADDER_SETTINGS = {
         "allow_bots": {"type": "boolean"},
     },
     "additionalProperties": False,
-    "description": "Only the settings to change.",
 }
 LadderSettingsField = declared(serializers.DictField, LADDER_SETTINGS, "LadderSettingsField")
+
+
+class LadderCreateSerializer(serializers.Serializer):
+    engine = EngineSlugField(help_text="A game slug from /api/engines.")
+    kind = serializers.ChoiceField(choices=rules.KINDS, default=rules.CHALLENGE)
+    name = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    settings = LadderSettingsField(
+        required=False,
+        default=dict,
+        help_text="Ladder rules that differ from the defaults: challenge_range, max_open_challenges, accept_days, "
+        "play_days, on_challenger_win, rematch_cooldown_days, new_player_free_challenges, inactivity_days, "
+        'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}), allow_bots (default false: '
+        "bot accounts may not join or challenge).",
+    )
+    game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
 
 
 class LadderUpdateSerializer(serializers.Serializer):
