@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from games.accounts import is_bot
 from games.serializers import EngineSlugField
-from kifu.http.openapi import declared
+from kifu.http.openapi import NotBlankCharField, declared
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
 from .scoring import ladder as rules
@@ -89,7 +89,7 @@ class MembershipSerializer(serializers.ModelSerializer):
 
 
 class InviteSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    username = NotBlankCharField()
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
 
 
@@ -259,15 +259,15 @@ class ChallengeSerializer(serializers.ModelSerializer):
 
 
 class ChallengeCreateSerializer(serializers.Serializer):
-    defender = serializers.CharField(help_text="The username of the player you challenge.")
+    defender = NotBlankCharField(help_text="The username of the player you challenge.")
 
 
 class ResultSerializer(serializers.Serializer):
-    winner = serializers.CharField(allow_null=True, help_text="The winner's username, or null for a draw.")
+    winner = NotBlankCharField(allow_null=True, help_text="The winner's username, or null for a draw.")
 
 
 class WithdrawSerializer(serializers.Serializer):
-    username = serializers.CharField(required=False, help_text="Organisers: the player to withdraw (default: you).")
+    username = NotBlankCharField(required=False, help_text="Organisers: the player to withdraw (default: you).")
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 

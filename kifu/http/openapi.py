@@ -43,3 +43,14 @@ def declared(field_class: type, schema: dict, name: str) -> type:
     can say it (an enum, a range), while the field still takes any value of its type and the
     service keeps its own refusal and stable code (``invalid_cycles``, ``bad_language``, ...)."""
     return extend_schema_field(schema)(type(name, (field_class,), {"__doc__": f"{field_class.__name__}: {schema}"}))
+
+
+def _not_blank():
+    from rest_framework import serializers
+
+    return declared(serializers.CharField, {"type": "string", "pattern": r"\S"}, "NotBlankCharField")
+
+
+# Text that is more than white space (a CharField trims it, and blank is refused): a username to
+# look up, say. Declared with a pattern, so a schema-valid request is not refused as blank.
+NotBlankCharField = _not_blank()

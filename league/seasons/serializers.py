@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from games.accounts import is_bot
 from games.serializers import EngineSlugField
-from kifu.http.openapi import declared
+from kifu.http.openapi import NotBlankCharField, declared
 
 from . import scoring, services
 from .models import Fixture, League, Season
@@ -102,7 +102,7 @@ class SeasonLeagueUpdateSerializer(serializers.Serializer):
 
 
 class SeasonPlayerAddSerializer(serializers.Serializer):
-    username = serializers.CharField(help_text="A member of the league's club.")
+    username = NotBlankCharField(help_text="A member of the league's club.")
 
 
 class SeasonStartSerializer(serializers.Serializer):

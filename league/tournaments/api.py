@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from games.serializers import EngineSlugField
 from kifu.http.errors import ApiError, error_responses
-from kifu.http.openapi import declared
+from kifu.http.openapi import NotBlankCharField, declared
 from kifu.http.params import validated
 
 from ..exports import calendar_response, csv_response, tournament_calendar
@@ -87,11 +87,11 @@ class TournamentCreateSerializer(serializers.Serializer):
 
 
 class EntryCreateSerializer(serializers.Serializer):
-    username = serializers.CharField(required=False, help_text="Organisers: enter this member (default: you).")
+    username = NotBlankCharField(required=False, help_text="Organisers: enter this member (default: you).")
 
 
 class EntrantSerializer(serializers.Serializer):
-    username = serializers.CharField(required=False, help_text="Organisers: this entrant (default: you).")
+    username = NotBlankCharField(required=False, help_text="Organisers: this entrant (default: you).")
 
 
 class TournamentStartSerializer(serializers.Serializer):
