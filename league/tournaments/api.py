@@ -116,7 +116,7 @@ class BoardResultSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1)
     board = serializers.IntegerField(min_value=1)
     ranking = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(), min_length=1),
+        child=serializers.ListField(child=NotBlankCharField(), min_length=1),
         required=False,
         default=None,
         help_text="Usernames best first, ties grouped: [[winner], [loser]] or [[a, b]] for a draw.",

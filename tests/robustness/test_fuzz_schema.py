@@ -49,12 +49,13 @@ STATE_CODES = {
     "invalid_config",
 }
 # The same, for one operation: a tournament's cycles are 1 or 2, and 2 only for a round robin;
-# its rounds are set only for a Swiss tournament; a rating ladder takes only some of the settings.
+# its rounds are set only for a Swiss tournament; a rating ladder takes only some of the settings,
+# and a challenge ladder only a two-player game.
 # A club without a slug gets one from its name, which needs letters or digits then.
 CROSS_FIELD_CODES = {
     ("POST", "/api/clubs/{slug}/tournaments"): {"invalid_cycles", "invalid_rounds"},
     ("POST", "/api/clubs"): {"bad_club_slug"},
-    ("POST", "/api/clubs/{slug}/ladders"): {"invalid_ladder_settings"},
+    ("POST", "/api/clubs/{slug}/ladders"): {"invalid_ladder_settings", "not_two_player"},
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
 STATE_MESSAGES = ("no such player", "that username is taken", "This password is too common.")
