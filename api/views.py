@@ -26,7 +26,7 @@ from games.serializers import GameSerializer
 from kifu import logcontext
 from kifu.http import throttles
 from kifu.http.errors import ApiError, ErrorSerializer, error_responses
-from kifu.http.params import float_param, int_param
+from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, float_param
 
 from . import serializers as s
 from .openapi import ref
@@ -235,26 +235,14 @@ class GameStateView(APIView):
 
 class GameEventsView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "after",
-                {"type": "integer", "minimum": 0, "maximum": 10**9},
-                description="Only events with a greater seq (default 0).",
-            ),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": 1000},
-                description="At most this many (1-1000, default 500).",
-            ),
-        ],
+        parameters=[AFTER_SEQ.openapi(), PAGE_LIMIT.openapi()],
         responses={200: s.EVENTS, **ERRORS},
         tags=["play"],
     )
     def get(self, request, pk):
         """Events after a seq, redacted for the caller while the game runs; every seq is listed."""
         game = load_game(pk, request.user)
-        after = int_param(request, "after", 0, 0, 10**9)
-        limit = int_param(request, "limit", 500, 1, 1000)
+        after, limit = AFTER_SEQ.read(request), PAGE_LIMIT.read(request)
         seat = selectors.seat_of(game=game, user=request.user)
         moderator = moderation.is_moderator(game=game, user=request.user)
         sight = selectors.game_sight(game=game, user=request.user)

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from games.selectors import game_get
 from games.serializers import GameSerializer
 from kifu.http.errors import ApiError, error_responses
-from kifu.http.params import int_param, validated
+from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, validated
 
 from . import exports, selectors, services
 from . import serializers as s
@@ -191,18 +191,7 @@ class StandingsView(APIView):
 
 class LadderEventsView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "after",
-                {"type": "integer", "minimum": 0, "maximum": 10**9},
-                description="Only events with a greater seq (default 0).",
-            ),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": 1000},
-                description="At most this many (1-1000, default 500).",
-            ),
-        ],
+        parameters=[AFTER_SEQ.openapi(), PAGE_LIMIT.openapi()],
         responses={200: s.LadderEventSerializer(many=True), **ERRORS},
         tags=["ladders"],
     )
@@ -210,8 +199,8 @@ class LadderEventsView(APIView):
         """The ladder's append-only log: results, forfeits, withdrawals, drops and corrections."""
         events = selectors.ladder_log(
             ladder=load_ladder(pk),
-            after=int_param(request, "after", 0, 0, 10**9),
-            limit=int_param(request, "limit", 500, 1, 1000),
+            after=AFTER_SEQ.read(request),
+            limit=PAGE_LIMIT.read(request),
         )
         ids = set().union(*(selectors.payload_players(e.payload) for e in events)) if events else set()
         context = {"names": selectors.usernames(ids)}

@@ -4,6 +4,10 @@ serializer's ``400`` with ``fields`` (errors.exception_handler)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from drf_spectacular.utils import OpenApiParameter
+
 from .errors import ApiError
 
 
@@ -38,3 +42,27 @@ def validated(serializer_class, request) -> dict:
     data = serializer_class(data=request.data)
     data.is_valid(raise_exception=True)
     return data.validated_data
+
+
+@dataclass(frozen=True)
+class IntParam:
+    """A whole-number query parameter declared once: read with ``int_param``'s checks, and described
+    in the schema with the same range."""
+
+    name: str
+    default: int
+    low: int
+    high: int
+    description: str
+
+    def read(self, request) -> int:
+        return int_param(request, self.name, self.default, self.low, self.high)
+
+    def openapi(self) -> OpenApiParameter:
+        schema = {"type": "integer", "minimum": self.low, "maximum": self.high}
+        return OpenApiParameter(self.name, schema, description=self.description)
+
+
+# Paging through an append-only log (a game's events, a ladder's): the events after a seq, at most a page.
+AFTER_SEQ = IntParam("after", 0, 0, 10**9, "Only events with a greater seq (default 0).")
+PAGE_LIMIT = IntParam("limit", 500, 1, 1000, "At most this many (1-1000, default 500).")
