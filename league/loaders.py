@@ -4,32 +4,21 @@ refusal in the one error shape."""
 
 from __future__ import annotations
 
-from rest_framework import status
-
-from kifu.http.errors import ApiError
+from kifu.http.errors import ApiError, found
 
 from . import selectors
 
 
 def load_club(slug: str):
-    club = selectors.club_get(slug=slug)
-    if club is None:
-        raise ApiError("not_found", f"no club called {slug!r}", status.HTTP_404_NOT_FOUND)
-    return club
+    return found(selectors.club_get(slug=slug), f"no club called {slug!r}")
 
 
 def load_ladder(pk):
-    ladder = selectors.ladder_get(ladder_id=pk)
-    if ladder is None:
-        raise ApiError("not_found", "no such ladder", status.HTTP_404_NOT_FOUND)
-    return ladder
+    return found(selectors.ladder_get(ladder_id=pk), "no such ladder")
 
 
 def load_challenge(pk):
-    challenge = selectors.challenge_get(challenge_id=pk)
-    if challenge is None:
-        raise ApiError("not_found", "no such challenge", status.HTTP_404_NOT_FOUND)
-    return challenge
+    return found(selectors.challenge_get(challenge_id=pk), "no such challenge")
 
 
 def load_user(username: str, *, field: str = "username"):

@@ -68,6 +68,13 @@ class ApiError(exceptions.APIException):
         self.message = message
 
 
+def found(obj, message: str):
+    """``obj``, or ``404 not_found`` with ``message`` when it is None (a load-or-404 for every app's API)."""
+    if obj is None:
+        raise ApiError("not_found", message, status.HTTP_404_NOT_FOUND)
+    return obj
+
+
 def error_body(code: str, message: str, **extra) -> dict:
     return {"code": code, "message": message, **extra}
 

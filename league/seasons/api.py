@@ -12,7 +12,7 @@ from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kifu.http.errors import ApiError, error_responses
+from kifu.http.errors import ApiError, error_responses, found
 from kifu.http.params import validated
 from league.exports import calendar_response, csv_response, season_calendar
 from league.loaders import load_club, load_user
@@ -26,24 +26,15 @@ ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 def load_league(pk):
-    league = selectors.league_get(league_id=pk)
-    if league is None:
-        raise ApiError("not_found", "no such league", status.HTTP_404_NOT_FOUND)
-    return league
+    return found(selectors.league_get(league_id=pk), "no such league")
 
 
 def load_season(pk):
-    season = selectors.season_get(season_id=pk)
-    if season is None:
-        raise ApiError("not_found", "no such season", status.HTTP_404_NOT_FOUND)
-    return season
+    return found(selectors.season_get(season_id=pk), "no such season")
 
 
 def load_fixture(pk):
-    fixture = selectors.fixture_get(fixture_id=pk)
-    if fixture is None:
-        raise ApiError("not_found", "no such fixture", status.HTTP_404_NOT_FOUND)
-    return fixture
+    return found(selectors.fixture_get(fixture_id=pk), "no such fixture")
 
 
 def whole_param(request, name: str) -> int | None:

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.serializers import EngineSlugField
-from kifu.http.errors import ApiError, error_responses
+from kifu.http.errors import ApiError, error_responses, found
 from kifu.http.openapi import NotBlankCharField, declared
 from kifu.http.params import validated
 
@@ -195,10 +195,7 @@ def load_players(names: list[str]) -> list:
 
 
 def load_tournament(pk, viewer) -> Tournament:
-    tournament = selectors.tournament_get(tournament_id=pk, viewer=viewer)
-    if tournament is None:
-        raise ApiError("not_found", "no such tournament", status.HTTP_404_NOT_FOUND)
-    return tournament
+    return found(selectors.tournament_get(tournament_id=pk, viewer=viewer), "no such tournament")
 
 
 class ClubTournamentListView(APIView):
