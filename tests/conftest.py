@@ -15,6 +15,8 @@ import weakref
 
 import pytest
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util import Retry
 
 from kifu.devstack import Stack
 
@@ -114,6 +116,11 @@ class Player:
         self.base_url = base_url
         self.name = name or f"p{uuid.uuid4().hex[:10]}"
         self.http = requests.Session()
+        # gunicorn closes a keep-alive connection after 2 s idle; a GET sent on it at that instant is
+        # reset. A browser retries such a read; so does this client (reads only: a POST is not
+        # resent, its idempotency key is the tests' business).
+        retry = Retry(total=2, connect=2, read=2, status=0, allowed_methods={"GET", "HEAD"}, raise_on_status=False)
+        self.http.mount("http://", HTTPAdapter(max_retries=retry))
         response = self.http.post(f"{base_url}/api/accounts", json={"username": self.name, "password": "a-long-pass-1"})
         assert response.status_code == 201, response.text
         self.http.headers["Authorization"] = f"Token {response.json()['token']}"
