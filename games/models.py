@@ -23,6 +23,9 @@ class Game(models.Model):
     class Source(models.TextChoices):
         SERVER = "server", "played on the server"
         IMPORTED = "imported", "imported record of a table game"
+        # Recorded move by move at a physical table by a keeper: the keeper enters the deal as the cards
+        # are revealed (no seed), the server's engine checks every line as it is typed.
+        TABLE = "table", "recorded live at a table"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     engine = models.CharField(max_length=40, db_index=True)
