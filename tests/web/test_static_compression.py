@@ -54,16 +54,18 @@ def serve(tmp_path):
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         started.append(process)
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
+        # A first request can wait while the worker still imports (a loaded machine): a read timeout
+        # is "not yet", like a refused connection.
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise AssertionError(f"gunicorn stopped: {process.stderr.read().decode()[-2000:]}")
             try:
-                requests.get(f"{base}/healthz", timeout=2)
+                requests.get(f"{base}/healthz", timeout=5)
                 return base
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.2)
-        raise AssertionError("gunicorn did not answer within 30 s")
+        raise AssertionError("gunicorn did not answer within 60 s")
 
     yield start
     for process in started:
