@@ -74,6 +74,19 @@ class GameCheckpointSerializer(serializers.Serializer):
     checkpoint = CheckpointSerializer()
 
 
+class SignedHeadSerializer(serializers.Serializer):
+    """The finished game's head, signed the moment it ended (``games.checkpoints.head_signed``)."""
+
+    game = serializers.UUIDField()
+    head_seq = serializers.IntegerField()
+    head_hash = serializers.CharField(help_text="the last event's hash, hex")
+    kifu_signed_head = serializers.IntegerField(help_text="the format: 1")
+    key_id = serializers.CharField(help_text="sha256 of the raw public key that signed it (see checkpoints/public-key)")
+    signature = serializers.CharField(
+        help_text='Ed25519, hex, over canonical_json({"game", "head_hash", "head_seq", "kifu_signed_head"})'
+    )
+
+
 class CheckpointListView(generics.ListAPIView):
     """The whole checkpoint log, oldest first, for anyone to download and check."""
 
@@ -118,4 +131,19 @@ class GameCheckpointView(APIView):
             raise ApiError(
                 "not_checkpointed", f"the game {state}; try again in a few seconds", status.HTTP_404_NOT_FOUND
             )
+        return Response(signed)
+
+
+class GameSignedHeadView(APIView):
+    @extend_schema(responses={200: SignedHeadSerializer, **ERRORS}, tags=["checkpoints"])
+    def get(self, request, pk):
+        """The finished game's head signed by the server: the same object its players received with
+        the game's end (the game stream's ``end``, the account stream's ``game_ended``). Keep it with
+        the record; ``manage.py kifu verify GAME --signed-head FILE`` checks the stored game against it.
+        409 ``game_not_finished`` until the game has ended."""
+        game = load_game(pk, request.user)
+        refuse_delayed_spectator(game, request)
+        signed = checkpoints.head_signed(game)
+        if signed is None:
+            raise ApiError("game_not_finished", "the game has not ended; its head is signed when it does", 409)
         return Response(signed)

@@ -31,6 +31,7 @@ urlpatterns = [
     path("checkpoints", checkpoints.CheckpointListView.as_view(), name="checkpoint-list"),
     path("checkpoints/public-key", checkpoints.CheckpointPublicKeyView.as_view(), name="checkpoint-public-key"),
     path("games/<uuid:pk>/checkpoint", checkpoints.GameCheckpointView.as_view(), name="game-checkpoint"),
+    path("games/<uuid:pk>/signed-head", checkpoints.GameSignedHeadView.as_view(), name="game-signed-head"),
     # moderation of storytelling contributions (issue 6)
     path("games/<uuid:pk>/events/<int:seq>/report", moderation.ContributionReportView.as_view(), name="event-report"),
     path("games/<uuid:pk>/events/<int:seq>/hide", moderation.ContributionHideView.as_view(), name="event-hide"),

@@ -187,6 +187,63 @@ def checkpoint_create(*, limit: int | None = None) -> Checkpoint | None:
         return None
 
 
+# ---- the signed head: what the players get the moment a game ends ----------------------------------
+HEAD_FORMAT = 1
+
+
+def head_body(game_id, head_seq: int, head_hash: str) -> bytes:
+    """The bytes a signed head's signature covers: ``canonical_json({"game", "head_hash",
+    "head_seq", "kifu_signed_head": 1})``. The ``kifu_signed_head`` field keeps a head signature
+    from ever being taken for a checkpoint body's (those have ``kifu_checkpoint``) or the reverse."""
+    body = {"game": str(game_id), "head_hash": head_hash, "head_seq": head_seq, "kifu_signed_head": HEAD_FORMAT}
+    return canonical_json(body).encode()
+
+
+def head_signed(game: Game) -> dict | None:
+    """The finished game's head signed by the server's key, at once (no wait for the next checkpoint):
+    sent with the game's end to its players (the game stream's ``end``, the account stream's
+    ``game_ended``) and at ``GET /api/games/{id}/signed-head``. Kept with the record, it proves
+    which head the server declared final, even before the checkpoint log includes the game and
+    against a later rewrite of the stored log. None while the game has not ended."""
+    if game.status != Game.Status.FINISHED:
+        return None
+    signature = signing_key().sign(head_body(game.pk, game.head_seq, game.head_hash)).hex()
+    return {
+        "game": str(game.pk),
+        "head_seq": game.head_seq,
+        "head_hash": game.head_hash,
+        "kifu_signed_head": HEAD_FORMAT,
+        "key_id": key_id_of(public_key_raw()),
+        "signature": signature,
+    }
+
+
+def head_signed_problems(signed: object, *, game: Game) -> list[str]:
+    """What is wrong with a signed head a player kept, checked against the game as stored: its shape,
+    the key (this server's, or one in KIFU_CHECKPOINT_PREVIOUS_KEYS), the signature, and that it is
+    this game's head now. An empty list: the stored game ends exactly where the server signed it."""
+    fields = {"game": str, "head_seq": int, "head_hash": str, "key_id": str, "signature": str}
+    if not isinstance(signed, dict) or any(not isinstance(signed.get(name), kind) for name, kind in fields.items()):
+        return ["the signed head must be a JSON object with game, head_seq, head_hash, key_id and signature"]
+    if signed.get("kifu_signed_head") != HEAD_FORMAT:
+        return [f"the signed head's kifu_signed_head must be {HEAD_FORMAT}"]
+    if signed["game"] != str(game.pk):
+        return [f"the signed head is of game {signed['game']}, not of {game.pk}"]
+    key = _public_key_for(signed["key_id"])
+    if key is None:
+        return [f"signed with key {signed['key_id'][:16]}, which is neither this server's key nor a previous one"]
+    try:
+        key.verify(bytes.fromhex(signed["signature"]), head_body(game.pk, signed["head_seq"], signed["head_hash"]))
+    except (InvalidSignature, ValueError):
+        return ["the signed head's signature is not valid"]
+    if (signed["head_seq"], signed["head_hash"]) != (game.head_seq, game.head_hash):
+        return [
+            f"the stored game ends at event {game.head_seq} ({game.head_hash[:16]}), not where the server signed "
+            f"it (event {signed['head_seq']}, {signed['head_hash'][:16]}): the log changed after the game ended"
+        ]
+    return []
+
+
 # ---- reading --------------------------------------------------------------------------------------
 def game_checkpoint(*, game_id) -> dict | None:
     """The game's signed checkpoint with the leaf and its inclusion proof; None if not yet in one."""

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
-from . import moderation, selectors
+from . import checkpoints, moderation, selectors
 from .models import Game, Seat
 from .notices import BUS, Waiter, account_channel, channel, redis_client, verdict_key
 
@@ -232,7 +232,8 @@ def game_feed(
                 announced = (sight.seq, seat, sight.public, game.status)
                 clock.sent()
             if game.is_finished and not sight.delayed and cursor >= game.head_seq:
-                yield Message("end", {"game": str(game.pk), "reason": "finished", "head_seq": game.head_seq})
+                end = {"game": str(game.pk), "reason": "finished", "head_seq": game.head_seq}
+                yield Message("end", {**end, "signed_head": checkpoints.head_signed(game)})
                 return
             for what, _notices in clock.wait(waiter):
                 if what == clock.KEEPALIVE:
@@ -319,7 +320,8 @@ def _account_changes(seat: Seat, prev: _Seen | None, *, since_ms: int | None) ->
         out.append(("your_turn", {**base, "actors": game.actors, "window": _window_json(game)}))
     if new_end:
         outcome = selectors.outcome_for(game=game)  # hidden contributions replaced (games.moderation)
-        out.append(("game_ended", {**base, "outcome": outcome, "finished_at": game.finished_at}))
+        signed = checkpoints.head_signed(game)
+        out.append(("game_ended", {**base, "outcome": outcome, "finished_at": game.finished_at, "signed_head": signed}))
     return out
 
 

@@ -14,7 +14,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games import services
+from games import checkpoints, services
 from games.engines import get_engine
 from games.models import Game
 from kifu_client.wire import parse_ndjson, parse_sse
@@ -112,6 +112,10 @@ def test_a_finished_game_streams_its_whole_record_and_ends(table):
     assert all("hash" in m.data for m in messages[:2]), "a finished game's events are public, hashes too"
     assert messages[2].data["status"] == "finished" and "legal_moves" not in messages[2].data
     assert messages[3].data["reason"] == "finished"
+    game.refresh_from_db()
+    signed = messages[3].data["signed_head"]  # the players get the signed head with the game's end
+    assert (signed["head_seq"], signed["head_hash"]) == (game.head_seq, game.head_hash)
+    assert checkpoints.head_signed_problems(signed, game=game) == []
     resumed = messages_of(people["ko"][1].get(f"/api/games/{game.pk}/stream", {"after": 2, "format": "sse"}))
     assert [m.type for m in resumed] == ["head", "end"]
 
@@ -128,6 +132,8 @@ def test_the_account_stream_follows_the_accounts_games(table):
     play(game, oya, {"type": "resign"}, "r")
     ended = next(m for m in stream if m is not None)
     assert ended.type == "game_ended" and ended.data["outcome"]["ranking"][0] == [1]
+    game.refresh_from_db()
+    assert checkpoints.head_signed_problems(ended.data["signed_head"], game=game) == []
     stream.close()
 
 

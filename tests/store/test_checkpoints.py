@@ -4,13 +4,14 @@ the rewrite by a database superuser that the hash chain alone cannot catch."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 import pgtrigger
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 from rest_framework.test import APIClient
 
@@ -184,6 +185,65 @@ def test_a_consistent_rewrite_after_the_checkpoint_fails_verification(users, cap
     # An outsider with only the record and what the server published finds it too.
     assert outsider_check(kept, public_key, game.head_seq, old_head)
     assert not outsider_check(kept, public_key, game.head_seq, game.head_hash)
+
+
+def test_the_signed_head_players_keep_catches_the_rewrite_before_any_checkpoint(users, tmp_path, capsys):
+    game = finished_game(users)
+    signed = APIClient().get(f"/api/games/{game.pk}/signed-head").json()  # no checkpoint yet: at once
+    assert signed == checkpoints.head_signed(game) and signed["key_id"] == checkpoints.public_key_json()["key_id"]
+    kept = tmp_path / "head.json"
+    kept.write_text(json.dumps(signed))
+    call_command("kifu", "verify", str(game.pk), "--signed-head", str(kept))
+    assert "where the server signed its head" in capsys.readouterr().out
+    # An outsider checks it with the public key and the published body format alone.
+    body = json.dumps(
+        {
+            "game": signed["game"],
+            "head_hash": signed["head_hash"],
+            "head_seq": signed["head_seq"],
+            "kifu_signed_head": 1,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
+    public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(checkpoints.public_key_json()["public_key"]))
+    public.verify(bytes.fromhex(signed["signature"]), body)
+
+    superuser_rewrite(game)  # before the checkpoint log has the game
+    assert game_verify(game=game).ok and game_verify(game=game).checkpoint_ok is None  # the chain alone: fooled
+    problems = checkpoints.head_signed_problems(signed, game=game)
+    assert len(problems) == 1 and "the log changed after the game ended" in problems[0]
+    with pytest.raises(SystemExit) as exit_:
+        call_command("kifu", "verify", str(game.pk), "--signed-head", str(kept))
+    assert exit_.value.code == 1 and "the log changed after the game ended" in capsys.readouterr().out
+
+
+def test_a_signed_head_that_is_forged_or_of_another_game_is_refused(users, tmp_path):
+    game, other = finished_game(users), finished_game(users)
+    signed = checkpoints.head_signed(game)
+    flipped = signed["signature"][:-1] + ("0" if signed["signature"][-1] != "0" else "1")
+    cases = {
+        "not an object": ["x"],
+        "missing field": {k: v for k, v in signed.items() if k != "signature"},
+        "wrong format": {**signed, "kifu_signed_head": 2},
+        "other game": checkpoints.head_signed(other),
+        "unknown key": {**signed, "key_id": "ab" * 32},
+        "forged": {**signed, "signature": flipped},
+        "moved head": {**signed, "head_seq": signed["head_seq"] - 1},
+        "not hex": {**signed, "signature": "zz"},
+    }
+    for name, bad in cases.items():
+        assert checkpoints.head_signed_problems(bad, game=game), name
+    assert checkpoints.head_signed_problems(signed, game=game) == []
+    running = services.game_create(consent=True, engine_slug="nine-card", config={}, seats=users, created_by=users[0])
+    assert checkpoints.head_signed(running) is None
+    answer = APIClient().get(f"/api/games/{running.pk}/signed-head")
+    assert answer.status_code == 409 and answer.json()["code"] == "game_not_finished"
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(CommandError, match="cannot read the signed head"):
+        call_command("kifu", "verify", str(game.pk), "--signed-head", str(tmp_path / "bad.json"))
+    with pytest.raises(CommandError, match="checks one game"):
+        call_command("kifu", "verify", "--all", "--signed-head", str(tmp_path / "bad.json"))
 
 
 def test_rewriting_the_leaf_too_breaks_the_signed_root(users):

@@ -35,6 +35,11 @@ class Command(BaseCommand):
         )
         verify.add_argument("game", nargs="?")
         verify.add_argument("--all", action="store_true")
+        verify.add_argument(
+            "--signed-head",
+            metavar="FILE",
+            help="a signed head the server gave when the game ended (JSON): the stored game must end there",
+        )
         demo = sub.add_parser("demo", help="create the demo players (with API tokens) and games, once")
         demo.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the printed links point")
 
@@ -139,25 +144,39 @@ class Command(BaseCommand):
             self.stdout.write(f'  curl -s -H "Authorization: Token {ben}" {base}/api/games/{running.pk}/state')
 
     # -- verify --
+    def _signed_head(self, path: str) -> object:
+        try:
+            return json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise CommandError(f"cannot read the signed head {path}: {error}") from None
+
     def do_verify(self, options):
         from games.record_io import game_verify
 
         if options["all"] == bool(options["game"]):
             raise CommandError("give one game id, or --all")
+        if options["signed_head"] and options["all"]:
+            raise CommandError("--signed-head checks one game: give its id, not --all")
+        signed_head = self._signed_head(options["signed_head"]) if options["signed_head"] else None
         games = Game.objects.all().order_by("created_at") if options["all"] else [self._game(options["game"])]
         failed = 0
         total = len(games) if not options["all"] else games.count()
         for game in tqdm(games, total=total, desc="verifying", unit="game", file=sys.stderr, disable=total < 2):
             get_engine(game.engine)
             report = game_verify(game=game)
-            if not report.ok:
+            problems = list(report.problems)
+            if signed_head is not None:
+                problems += checkpoints.head_signed_problems(signed_head, game=game)
+            if problems:
                 failed += 1
-                self.stdout.write(f"FAIL {game.pk}: " + "; ".join(report.problems))
+                self.stdout.write(f"FAIL {game.pk}: " + "; ".join(problems))
             elif total == 1:
                 signed = {
                     True: ", and so does its signed checkpoint",
                     None: "; it is in no signed checkpoint yet",
                 }[report.checkpoint_ok]
+                if signed_head is not None:
+                    signed += f"; it ends at event {game.head_seq}, where the server signed its head"
                 self.stdout.write(
                     f"ok {game.pk}: {report.events} events, chain, replay and projection check out{signed}"
                 )
