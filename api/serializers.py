@@ -104,6 +104,7 @@ class EngineSerializer(serializers.Serializer):
         help_text="Each action by name: the JSON Schema of its move (the OpenAPI schema has the same as "
         "components, e.g. NineCardMove).",
     )
+    rules_url = serializers.URLField(help_text="The game's rules for players, in English and Japanese (a web page).")
 
 
 @extend_schema_field(TimeControlSerializer(allow_null=True))

@@ -16,6 +16,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, renderers, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
@@ -115,7 +116,7 @@ class EngineListView(APIView):
         """Every game Kifu referees, with player counts, rules version and config flags.
 
         Mature games are listed only for an account that confirmed mature-content consent."""
-        return Response([engine.describe() for engine in selectors.engine_list(viewer=request.user)])
+        return Response([_engine_json(engine, request) for engine in selectors.engine_list(viewer=request.user)])
 
 
 class EngineDetailView(APIView):
@@ -124,7 +125,13 @@ class EngineDetailView(APIView):
     @extend_schema(responses={200: s.EngineSerializer, **ERRORS}, tags=["engines"])
     def get(self, request, slug: str):
         """One game's metadata and config flags."""
-        return Response(get_engine(slug).describe())
+        return Response(_engine_json(get_engine(slug), request))
+
+
+def _engine_json(engine, request) -> dict:
+    """``Engine.describe`` and the address of the game's rules page (``web/rules_views.py``) for players."""
+    rules_url = reverse("web:rules-game", kwargs={"slug": engine.slug}, request=request)
+    return {**engine.describe(), "rules_url": rules_url}
 
 
 # ---- games --------------------------------------------------------------------------------

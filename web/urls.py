@@ -1,10 +1,10 @@
-"""Web page routes: games, replay, play, the league pages (clubs, ladders, players, tournaments, seasonal
-leagues) and the account pages."""
+"""Web page routes: games, replay, play, the rules of each game, the league pages (clubs, ladders, players,
+tournaments, seasonal leagues) and the account pages."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, login, season_views, tournament_views, views
+from . import league_views, login, rules_views, season_views, tournament_views, views
 
 app_name = "web"
 
@@ -18,6 +18,9 @@ urlpatterns = [
     path("games/<uuid:pk>/replay.json", views.replay_json, name="replay-json"),
     path("games/<uuid:pk>/play", views.play_page, name="play"),
     path("games/<uuid:pk>/log.json", views.play_log, name="play-log"),
+    # the rules of each game (web/rules_views.py)
+    path("rules/", rules_views.rules_index, name="rules"),
+    path("rules/<str:slug>/", rules_views.rules_page, name="rules-game"),
     # league pages (web/league_views.py)
     path("clubs/", league_views.club_list, name="clubs"),
     path("clubs/<slug:slug>/", league_views.club_page, name="club"),
