@@ -264,6 +264,8 @@ REST_FRAMEWORK = {
         "anon": env.rate("KIFU_THROTTLE_ANON", "600/minute"),
         "user": env.rate("KIFU_THROTTLE_USER", "6000/minute"),
         "login": env.rate("KIFU_THROTTLE_LOGIN", "10/minute"),  # per address: POST /api/token, the web log-in
+        # per address, and per e-mail address asked for: the web password reset (web/password_reset.py)
+        "password_reset": env.rate("KIFU_THROTTLE_PASSWORD_RESET", "5/hour"),
     },
     # Proxies of ours in front of the app (deploy/nginx.conf: 1). 0: the client's address is
     # REMOTE_ADDR and X-Forwarded-For is ignored - a client could write anything there.
@@ -380,6 +382,21 @@ LOCALE_PATHS = [BASE_DIR / "web" / "locale"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
+# ---- e-mail: password reset (web/password_reset.py) -----------------------------------------
+# Without KIFU_EMAIL_HOST mail is printed on the console (the embedded mode, a laptop); with it, it is
+# sent by SMTP: STARTTLS on 587 by default, KIFU_EMAIL_SSL for implicit TLS (465).
+EMAIL_HOST = env.text("KIFU_EMAIL_HOST", "")
+EMAIL_PORT = env.integer("KIFU_EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env.text("KIFU_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = env.text("KIFU_EMAIL_PASSWORD", "")
+EMAIL_USE_SSL = env_bool("KIFU_EMAIL_SSL", False)
+EMAIL_USE_TLS = not EMAIL_USE_SSL and env_bool("KIFU_EMAIL_STARTTLS", True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env.text("KIFU_EMAIL_FROM", "Kifu <kifu@localhost>")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+PASSWORD_RESET_TIMEOUT = env.integer("KIFU_PASSWORD_RESET_SECONDS", 3 * 3600, minimum=300, maximum=7 * 86400)
 # Where collectstatic has run (bin/serve, the Docker image, the systemd unit: KIFU_STATIC_COLLECTED=1)
 # the scripts and styles are served from STATIC_ROOT only, with the gzip copies
 # CompressedStaticFilesStorage wrote beside them (Content-Encoding: gzip to a browser that accepts

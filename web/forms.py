@@ -28,11 +28,11 @@ def refuse_bidi_controls(value: str) -> None:
 
 class SignUpForm(UserCreationForm):
     """The API's account rules (``POST /api/accounts``): 2-40 letters, digits, _ . - and a
-    password that passes the configured validators."""
+    password that passes the configured validators; an optional e-mail address for password reset."""
 
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username",)
+        fields = ("username", "email")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -40,6 +40,8 @@ class SignUpForm(UserCreationForm):
             RegexValidator(r"^[A-Za-z0-9_.-]{2,40}$", _("Use 2-40 letters, digits, _ . or -."))
         )
         self.fields["username"].help_text = _("2-40 letters, digits, _ . or -.")
+        self.fields["email"].label = _("E-mail address (optional)")
+        self.fields["email"].help_text = _("Only to send you a link if you forget your password.")
 
     def clean_username(self):
         username = self.cleaned_data["username"]

@@ -4,7 +4,7 @@ tournaments, seasonal leagues) and the account pages."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, login, rules_views, season_views, tournament_views, views
+from . import league_views, login, password_reset, rules_views, season_views, tournament_views, views
 
 app_name = "web"
 
@@ -43,4 +43,14 @@ urlpatterns = [
     path("accounts/login/", login.LoginView.as_view(), name="login"),  # throttled (web/login.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
+    # password reset by e-mail, throttled (web/password_reset.py)
+    path("accounts/password-reset/", password_reset.PasswordResetView.as_view(), name="password-reset"),
+    path("accounts/password-reset/sent", password_reset.password_reset_done, name="password-reset-done"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        password_reset.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("accounts/reset/done", password_reset.password_reset_complete, name="password-reset-complete"),
+    path("accounts/email/", password_reset.account_email, name="account-email"),
 ]
