@@ -13,6 +13,7 @@ they are missing from the index and their page answers 404 to a visitor who has 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,11 +42,26 @@ def _language() -> str:
     return language if language in LANGUAGES else "en"
 
 
+# A line break in the source next to Japanese text (kana, kanji, full-width punctuation and forms,
+# arrows), possibly just inside or outside an inline tag. CommonMark keeps a soft break as a newline,
+# which a browser shows as a space: right between English words, wrong between Japanese characters.
+_WIDE = "\u2190-\u21ff\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
+_SOFT_BREAK = re.compile(
+    rf"(?<=[{_WIDE}])((?:</[a-z]+>)?)\n((?:<[a-z]+>)?)|((?:</[a-z]+>)?)\n((?:<[a-z]+>)?)(?=[{_WIDE}])"
+)
+
+
+def _join_wide_lines(html: str) -> str:
+    """Drop the soft line breaks of the source where Japanese text meets them (see ``_SOFT_BREAK``)."""
+    return _SOFT_BREAK.sub(lambda match: "".join(part or "" for part in match.groups()), html)
+
+
 @lru_cache(maxsize=len(REGISTRY) * len(LANGUAGES))
 def rules_html(slug: str, language: str) -> SafeString:
     """The rules of ``slug`` in ``language`` as HTML (the files ship with the code, so render once)."""
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
-    return mark_safe(markdown.render(rules_source(slug, language).read_text(encoding="utf-8")))
+    html = markdown.render(rules_source(slug, language).read_text(encoding="utf-8"))
+    return mark_safe(_join_wide_lines(html))
 
 
 def _visible_engine(request, slug: str):
