@@ -31,6 +31,7 @@ class EngineInfo(TypedDict):
     max_players: int
     mature: bool
     flags: list[Flag]
+    rules_url: str  # the game's rules for players, a web page in English and Japanese
 
 
 class Seat(TypedDict):
