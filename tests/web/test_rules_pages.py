@@ -62,6 +62,34 @@ def test_every_config_flag_is_explained_in_the_options_of_both_languages(slug, l
     assert all(len(explanation.strip()) > 12 for explanation in explained.values())
 
 
+def default_words(value, language: str) -> tuple[str, ...] | None:
+    """How an option's default is written at the start of its explanation (None: not checked)."""
+    if isinstance(value, bool):
+        words = {"en": ("default {}", "only value {}"), "ja": ("既定は{}", "値は{}のみ")}[language]
+        state = {"en": ("off", "on"), "ja": ("オフ", "オン")}[language][value]
+        return tuple(word.format(state) for word in words)
+    if value is None:
+        return {"en": ("default none",), "ja": ("既定はなし",)}[language]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return (str(value),) if isinstance(value, int | str) else None
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("slug", ALL)
+def test_every_option_states_the_engines_default(slug, language):
+    """The default a page states (before the explanation's colon) is the engine's: a changed default
+    fails here until the page follows."""
+    options = options_section(rules_source(slug, language).read_text(encoding="utf-8"), language)
+    explained = dict(re.findall(r"^- `([a-z_0-9]+)`(.+(?:\n  .+)*)", options, flags=re.MULTILINE))
+    wrong = {}
+    for flag in REGISTRY[slug].flags:
+        words, head = default_words(flag.default, language), re.split("[:：]", explained[flag.name], maxsplit=1)[0]
+        if words is not None and not any(word in head for word in words):
+            wrong[flag.name] = (flag.default, head)
+    assert wrong == {}, f"{slug}.{language}.md"
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("slug", ALL)
 def test_every_rules_page_renders_in_its_language(slug, language):
