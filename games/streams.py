@@ -330,7 +330,9 @@ def account_feed(
 ) -> Iterator[Message | None]:
     """What needs the account's attention across its games: ``invitation`` (a seat to accept or
     decline), ``game_cancelled``, ``game_started``, ``window_opened``, ``your_turn`` and
-    ``game_ended``; then ``end`` (``reason: timeout``) when ``duration`` is over.
+    ``game_ended``, other apps' named notices as they come (the lobby's ``seek_joined``,
+    ``seek_left``, ``seek_filled``, ``seek_cancelled``, ``seek_expired``: edge-triggered hints,
+    not repeated on reconnect); then ``end`` (``reason: timeout``) when ``duration`` is over.
 
     Level-triggered: every connection first announces the running games and those waiting on the
     account, so a reconnect never misses a turn. A resume cursor (the last message id, a server
@@ -368,6 +370,14 @@ def account_feed(
                     return
                 if what == clock.GONE:
                     return
+                # Another app's named account notice (the lobby's seeks: ``{"event": "seek_joined",
+                # ...}``) is passed on as it came; like every notice it holds no game content.
+                for notice in notices:
+                    if isinstance(notice.get("event"), str) and notice["event"].isidentifier():
+                        yield Message(
+                            notice["event"], {k: v for k, v in notice.items() if k != "event"}, str(_now_ms())
+                        )
+                        clock.sent()
                 ids = {_uuid(notice.get("game")) for notice in notices} - {None}
                 if ids and BUS.live:
                     seats = _account_seats(user, hidden=hidden, game_ids=ids)

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "api",
     "web",
     "hooks",
+    "lobby",
 ]
 
 MIDDLEWARE = [
@@ -208,6 +209,9 @@ KIFU_EMBEDDED_PERIODIC.append(("league.tournaments.tasks.tournaments_sweep", 5.0
 # Seasonal leagues (league/seasons): fixtures not finished by their play-by date are forfeited.
 CELERY_BEAT_SCHEDULE["league-season-deadlines"] = {"task": "league.seasons.tasks.seasons_sweep", "schedule": 60.0}
 KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))
+# Lobby (lobby/): open seeks past their expiry close; a seek lives minutes, so a few seconds' sweep.
+CELERY_BEAT_SCHEDULE["lobby-seeks-expire"] = {"task": "lobby.tasks.seeks_sweep", "schedule": 5.0}
+KIFU_EMBEDDED_PERIODIC.append(("lobby.tasks.seeks_sweep", 5.0))
 # Webhooks (hooks/): deliveries whose task was lost are queued again; embedded, the timer thread
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}

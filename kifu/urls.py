@@ -1,5 +1,5 @@
 """Top-level URLs: every app routes its own URLs and is included here - the API apps under /api/
-(games, webhooks, league, seasonal leagues), the schema of them all, the admin, and the web pages."""
+(games, webhooks, league, seasonal leagues, lobby), the schema of them all, the admin, and the web pages."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/", include("hooks.urls")),  # webhooks (hooks/)
     path("api/", include("league.urls")),  # players, clubs, ladders, challenges, matches, tournaments (league/)
     path("api/", include("league.seasons.urls")),  # seasonal leagues (league/seasons/)
+    path("api/", include("lobby.urls")),  # open seeks, quick pairing, rematches, site ratings (lobby/)
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),  # OpenAPI: every app's API above
     # The docs pages are third-party: Swagger UI's script comes as a file (the split view), but both
     # pages carry inline styles, and Redoc searches in a blob: worker and shows its maker's logo from

@@ -1,0 +1,26 @@
+"""Celery tasks of the lobby: they take ids, call a service and own the retries."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from . import services
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=0.2,
+    max_retries=8,
+)
+def lobby_game_rate_task(game_id: str) -> bool:
+    """Move the site ratings of a finished rated lobby game's players (idempotent)."""
+    return services.lobby_game_rate(game_id=game_id)
+
+
+@shared_task
+def seeks_sweep() -> int:
+    """Beat (and the embedded timer thread): expire open seeks past their time."""
+    return services.seeks_expire()
