@@ -113,13 +113,16 @@ def seek_create(
     clock = _clock(time_control, engine.slug)
     _check_mature(engine, user)
     for bound in (rating_min, rating_max):
-        if bound is not None and (isinstance(bound, bool) or not -RATING_LIMIT <= bound <= RATING_LIMIT):
+        if bound is not None and (not _is_number(bound) or not -RATING_LIMIT <= bound <= RATING_LIMIT):
             raise ServiceError(
                 "bad_rating_range", f"a rating bound is a number from {-RATING_LIMIT:g} to {RATING_LIMIT:g}"
             )
     if rating_min is not None and rating_max is not None and rating_min > rating_max:
         raise ServiceError("bad_rating_range", f"rating_min ({rating_min:g}) is above rating_max ({rating_max:g})")
-    if isinstance(expires_in_seconds, bool) or not MIN_EXPIRY_SECONDS <= expires_in_seconds <= MAX_EXPIRY_SECONDS:
+    if (
+        not _is_number(expires_in_seconds, whole=True)
+        or not MIN_EXPIRY_SECONDS <= expires_in_seconds <= MAX_EXPIRY_SECONDS
+    ):
         raise ServiceError(
             "bad_expiry", f"expires_in_seconds is a whole number from {MIN_EXPIRY_SECONDS} to {MAX_EXPIRY_SECONDS}"
         )
@@ -139,6 +142,11 @@ def seek_create(
     )
     _sit(seek, user)
     return seek
+
+
+def _is_number(value, *, whole: bool = False) -> bool:
+    kinds = (int,) if whole else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool) and value == value  # NaN is no bound
 
 
 def _check_not_seeking(user) -> None:

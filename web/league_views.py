@@ -23,6 +23,7 @@ from league.seasons import selectors as season_selectors
 from league.seasons.models import DivisionPlayer
 from league.services.membership import membership_of
 from league.tournaments import selectors as tournament_selectors
+from lobby import selectors as lobby_selectors
 
 from .charts import rating_chart
 from .forms import NewLeagueForm, NewTournamentForm
@@ -221,6 +222,7 @@ def player_page(request, username):
         .select_related("season__league__club", "division")
         .order_by("-season__started_at")[:20],
         "calendar_url": _own_calendar_url(request, user),
+        "site_ratings": lobby_selectors.site_ratings(user=user, viewer=request.user),  # the lobby's (issue 19)
     }
     return render(request, "web/player.html", context)
 

@@ -1,10 +1,10 @@
-"""Web page routes: games, replay, play, the rules of each game, the league pages (clubs, ladders, players,
-tournaments, seasonal leagues) and the account pages."""
+"""Web page routes: games, replay, play, the lobby, the rules of each game, the league pages (clubs,
+ladders, players, tournaments, seasonal leagues) and the account pages."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, login, password_reset, rules_views, season_views, tournament_views, views
+from . import league_views, lobby_views, login, password_reset, rules_views, season_views, tournament_views, views
 
 app_name = "web"
 
@@ -21,6 +21,12 @@ urlpatterns = [
     # the rules of each game (web/rules_views.py)
     path("rules/", rules_views.rules_index, name="rules"),
     path("rules/<str:slug>/", rules_views.rules_page, name="rules-game"),
+    # the lobby (web/lobby_views.py)
+    path("lobby/", lobby_views.lobby_page, name="lobby"),
+    path("lobby/seek", lobby_views.seek_new, name="lobby-seek"),
+    path("lobby/quick", lobby_views.quick, name="lobby-quick"),
+    path("lobby/seeks/<uuid:pk>/<str:step>", lobby_views.seek_step, name="lobby-step"),
+    path("games/<uuid:pk>/rematch", lobby_views.rematch, name="rematch"),
     # league pages (web/league_views.py)
     path("clubs/", league_views.club_list, name="clubs"),
     path("clubs/<slug:slug>/", league_views.club_page, name="club"),
