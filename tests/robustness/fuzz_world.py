@@ -110,6 +110,13 @@ class World:
         return self.post("/api/matches", body)["id"]
 
     @cached_property
+    def seek(self) -> str:
+        """An open lobby table of a rival's, with seats left for the fuzzer to take."""
+        from lobby import services
+
+        return str(services.seek_create(user=self.rivals[1], engine_slug="satori", seats=3).pk)
+
+    @cached_property
     def webhook(self) -> int:
         return self.post("/api/webhooks", {"url": "https://example.org/kifu"})["id"]
 
@@ -122,7 +129,7 @@ class World:
                 finished = any(word in path for word in ("record", "verification", "checkpoint", "events"))
                 found["id"] = self.finished_game if finished else self.game
             else:
-                singular = {"seasons": "season", "fixtures": "fixture", "matches": "match"}
+                singular = {"seasons": "season", "fixtures": "fixture", "matches": "match", "lobby": "seek"}
                 found["id"] = getattr(self, singular.get(resource, resource[:-1]))
         if "{slug}" in path:
             found["slug"] = "nine-card" if resource == "engines" else self.club

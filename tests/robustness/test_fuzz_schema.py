@@ -57,6 +57,9 @@ CROSS_FIELD_CODES = {
     ("POST", "/api/clubs/{slug}/tournaments"): {"invalid_cycles", "invalid_rounds"},
     ("POST", "/api/clubs"): {"bad_club_slug"},
     ("POST", "/api/clubs/{slug}/ladders"): {"invalid_ladder_settings", "not_two_player"},
+    # A lobby table's clock is one of three shapes, and its rating range runs low to high.
+    ("POST", "/api/lobby/seeks"): {"bad_time_control", "bad_rating_range"},
+    ("POST", "/api/lobby/quick"): {"bad_time_control"},
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
 STATE_MESSAGES = ("no such player", "that username is taken", "This password is too common.")
