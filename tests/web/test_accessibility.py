@@ -57,6 +57,7 @@ def test_the_pages_have_no_serious_accessibility_violation(stack, browser, local
     pages |= {"tournament": f"/tournaments/{tournament}/", "game": f"/games/{finished}"}
     pages |= {"replay": f"/games/{finished}/replay?at=4&as=1", "replay-end": f"/games/{finished}/replay?at=999&as=all"}
     pages["play"] = f"/games/{running}/play"
+    pages["lobby"] = "/lobby/"  # issue 19: its forms and the open tables
     found = {}
     for name in visit(page, pages):
         if name.startswith("replay"):

@@ -47,6 +47,7 @@ def test_two_players_meet_in_the_lobby_and_land_on_the_play_page(stack, browser,
     expect(table).to_contain_text("1 / 2")
     expect(table).to_contain_text(host.name)
     shots(guest_page, "lobby-open-tables")
+    assert guest_page.evaluate("document.documentElement.scrollWidth") <= PHONE  # the forms fit a phone
     table.locator("button.join").click()
 
     # Both are on the game's play page: the guest by the redirect, the host by its stream.
