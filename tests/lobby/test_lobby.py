@@ -343,3 +343,23 @@ def test_mature_seeks_are_hidden_from_players_without_consent():
     assert api(ben).post(f"/api/lobby/seeks/{seek.pk}/join").json()["status"] == "filled"
     game = Seek.objects.get(pk=seek.pk).game
     assert game.status == Game.Status.RUNNING  # taking a seat in the seek was each player's answer
+
+
+def test_the_open_seeks_list_costs_the_same_queries_for_one_table_or_twenty():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = APIClient()
+
+    def cost() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/api/lobby/seeks").status_code == 200
+        return len(queries)
+
+    services.seek_create(user=user("host0"), engine_slug="satori", seats=3)
+    one = cost()
+    for number in range(1, 20):
+        seek = services.seek_create(user=user(f"host{number}"), engine_slug="satori", seats=3)
+        services.seek_join(seek_id=seek.pk, user=user(f"guest{number}"))
+    assert len(client.get("/api/lobby/seeks").json()) == 20
+    assert cost() == one
