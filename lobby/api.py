@@ -40,7 +40,7 @@ class SeekListView(APIView):
         tags=["lobby"],
     )
     def get(self, request):
-        """Open seeks, oldest first: tables waiting for players. Join one with
+        """Open seeks, oldest first (at most 200): tables waiting for players. Join one with
         ``POST /api/lobby/seeks/{id}/join``."""
         seeks = selectors.open_seeks(viewer=request.user, engine=request.query_params.get("engine") or None)
         return Response(s.SeekSerializer(seeks[:200], many=True).data)

@@ -126,8 +126,8 @@ def seek_create(
         raise ServiceError(
             "bad_expiry", f"expires_in_seconds is a whole number from {MIN_EXPIRY_SECONDS} to {MAX_EXPIRY_SECONDS}"
         )
-    _check_not_seeking(user)
     now = now or timezone.now()
+    _check_not_seeking(user, now)
     seek = Seek.objects.create(
         engine=engine.slug,
         seats=seats,
@@ -149,14 +149,27 @@ def _is_number(value, *, whole: bool = False) -> bool:
     return isinstance(value, kinds) and not isinstance(value, bool) and value == value  # NaN is no bound
 
 
-def _check_not_seeking(user) -> None:
+def _check_not_seeking(user, now: datetime) -> None:
+    """Refuse a player who sits in another open seek - unless that one's time is up and the sweep
+    has not closed it yet: then it is closed here, so nobody waits up to a sweep for their next
+    table. That seek is locked with SKIP LOCKED (a join or the sweep holding it: refused as before),
+    so this second lock can never wait in a cycle with another transaction's."""
     current = SeekSeat.objects.filter(user=user, active=True).values_list("seek_id", flat=True).first()
-    if current is not None:
-        raise ServiceError(
-            "already_seeking",
-            f"you already sit in the open seek {current}; leave it (POST /api/lobby/seeks/{current}/leave) first",
-            status=409,
-        )
+    if current is None:
+        return
+    overdue = (
+        Seek.objects.select_for_update(skip_locked=True)
+        .filter(pk=current, status=Seek.Status.OPEN, expires_at__lte=now)
+        .first()
+    )
+    if overdue is not None:
+        _expire(overdue, now)
+        return
+    raise ServiceError(
+        "already_seeking",
+        f"you already sit in the open seek {current}; leave it (POST /api/lobby/seeks/{current}/leave) first",
+        status=409,
+    )
 
 
 def _sit(seek: Seek, user) -> None:
@@ -210,7 +223,7 @@ def seek_join(*, seek_id, user: AbstractBaseUser, now: datetime | None = None) -
             f"this seek wants players rated {_range(seek)} in {engine.name}; your rating there is {rating:.1f}",
             status=403,
         )
-    _check_not_seeking(user)
+    _check_not_seeking(user, now)
     _sit(seek, user)
     users = [entry.user for entry in players] + [user]
     if len(users) < seek.seats:
@@ -287,10 +300,14 @@ def seeks_expire(*, now: datetime | None = None) -> int:
         Seek.objects.select_for_update(skip_locked=True).filter(status=Seek.Status.OPEN, expires_at__lte=now)[:500]
     )
     for seek in due:
-        players = list(seek.entries.values_list("user_id", flat=True))
-        _close(seek, Seek.Status.EXPIRED, now)
-        _notify(players, "seek_expired", seek)
+        _expire(seek, now)
     return len(due)
+
+
+def _expire(seek: Seek, now: datetime) -> None:
+    players = list(seek.entries.values_list("user_id", flat=True))
+    _close(seek, Seek.Status.EXPIRED, now)
+    _notify(players, "seek_expired", seek)
 
 
 # ---- quick pairing ------------------------------------------------------------------------------
@@ -323,7 +340,7 @@ def quick_pair(
     engine, full_config = _engine(engine_slug, seats, config)
     clock = _clock(time_control, engine.slug)
     _check_mature(engine, user)
-    _check_not_seeking(user)
+    _check_not_seeking(user, now)
     pool = pool_key(engine=engine.slug, seats=seats, config=full_config, time_control=clock, rated=rated)
     _pool_lock(pool)
     rating = rating_of(user, engine.slug)

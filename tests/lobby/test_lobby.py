@@ -145,6 +145,17 @@ def test_seeks_expire_by_the_sweep_and_refuse_joins_after_their_time():
     services.seek_create(user=ann, engine_slug="nine-card", seats=2)  # free to seek again
 
 
+def test_a_seek_past_its_time_does_not_hold_its_player_until_the_sweep():
+    ann = user("ann")
+    now = timezone.now()
+    old = services.seek_create(user=ann, engine_slug="nine-card", seats=2, expires_in_seconds=60, now=now)
+    later = now + timedelta(seconds=61)
+    assert code_of(services.seek_create, user=ann, engine_slug="satori", seats=3, now=now) == "already_seeking"
+    fresh, joined = services.quick_pair(user=ann, engine_slug="satori", seats=3, now=later)
+    old.refresh_from_db()
+    assert not joined and old.status == Seek.Status.EXPIRED and fresh.status == Seek.Status.OPEN
+
+
 @pytest.mark.parametrize("wired", [True, False])
 def test_the_embedded_timer_thread_runs_the_expiry_sweep(wired, settings):
     """Embedded mode has no beat: the timer thread runs settings.KIFU_EMBEDDED_PERIODIC, which
