@@ -64,4 +64,20 @@ def test_two_players_meet_in_the_lobby_and_land_on_the_play_page(stack, browser,
     shots(host_page, "lobby-host-plays")
     for page in (host_page, guest_page):
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE
-        assert page.js_errors == []
+
+    # The guest resigns; both play pages offer a rematch. The host offers it and waits on the new
+    # game's page; the guest's click accepts it and opens its play page.
+    expect(host_page.locator("#rematch")).to_be_hidden()
+    assert guest.move(seek["game"], {"type": "resign"}).status_code == 200
+    for page in (host_page, guest_page):
+        expect(page.locator("#rematch")).to_be_visible()
+    host_page.click("#rematch")
+    expect(host_page).to_have_url(re.compile(r"/games/[0-9a-f-]{36}$"))
+    rematch = host_page.url.rsplit("/", 1)[1]
+    assert rematch != seek["game"]
+    guest_page.click("#rematch")
+    expect(guest_page).to_have_url(re.compile(f"/games/{rematch}/play$"))
+    guest_page.wait_for_selector(".nc-hand")
+    assert host.get(f"/api/games/{rematch}").json()["status"] == "running"
+    shots(guest_page, "lobby-rematch")
+    assert host_page.js_errors == [] and guest_page.js_errors == []

@@ -132,6 +132,8 @@
         K.el("a", { href: `/games/${page.game}/replay`, id: "replay-link", text: K.t("replay_link") }));
       const resign = document.getElementById("resign");
       if (resign) resign.hidden = true;
+      const rematch = document.getElementById("rematch-form"); // the lobby's: offer the same players another
+      if (rematch) rematch.hidden = false;
     }
     root.dataset.headSeq = String(state.head_seq);
     root.dataset.status = state.status;
