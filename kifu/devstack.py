@@ -1,4 +1,5 @@
-"""Run Kifu's real stack as local processes (gunicorn, Celery worker, beat) for tests and benchmarks."""
+"""Run Kifu's real stack as local processes (gunicorn, Celery worker, beat) for tests and benchmarks,
+or the embedded default as one gunicorn process (``embedded``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kifu.env import derived_checkpoint_key
@@ -120,3 +123,26 @@ class Stack:
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name} ---\n{p.tail()}" for p in (self.web, self.worker, self.beat))
+
+
+@contextmanager
+def embedded(var_dir: Path, **settings: str) -> Iterator[str]:
+    """The embedded default as a real process: no DATABASE_URL or REDIS_URL, so SQLite under
+    ``var_dir``, eager tasks and the timer thread; ``settings`` are extra environment variables.
+    Migrates, starts gunicorn on a free port, yields its base URL once it answers, then stops it
+    (printing the end of its log)."""
+    import requests
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "KIFU_QUEUE")}
+    env.update(KIFU_VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **settings)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    port = free_port()
+    web = Process("embedded", [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"], env, var_dir)
+    web.start()
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until(lambda: requests.get(f"{base}/api/engines", timeout=2).ok, 30, "web")
+        yield base
+    finally:
+        web.stop()
+        print(web.tail())

@@ -4,30 +4,15 @@ task), and the timer thread expires a seek past its time - there is no beat here
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 
-import requests
-
-from kifu.devstack import BIN, ROOT, Process, free_port, wait_until
+from kifu.devstack import embedded, wait_until
 
 from ..conftest import Player
 
 
 def test_the_embedded_service_pairs_rates_and_expires(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "KIFU_QUEUE")}
-    env.update(KIFU_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    port = free_port()
-    web = Process(
-        "embedded", [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"], env, tmp_path
-    )
-    web.start()
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_until(lambda: requests.get(f"{base}/api/engines", timeout=2).ok, 30, "web")
+    with embedded(tmp_path) as base:
         ann, ben, cid = Player(base), Player(base), Player(base)
         seek = ann.post("/api/lobby/seeks", {"engine": "nine-card", "seats": 2}).json()
         paired = ben.post("/api/lobby/quick", {"engine": "nine-card", "seats": 2})
@@ -47,6 +32,3 @@ def test_the_embedded_service_pairs_rates_and_expires(tmp_path):
             lambda: cid.get(f"/api/lobby/seeks/{waiting['id']}").json()["status"] == "expired", 15, "the timer thread"
         )
         assert expired
-    finally:
-        web.stop()
-        print(web.tail())
