@@ -11,7 +11,21 @@ from typing import Any, cast
 import requests
 
 from .errors import KifuError
-from .types import Account, EngineInfo, Event, Game, GameState, Head, Move, StreamMessage, Submission, Verification
+from .types import (
+    Account,
+    EngineInfo,
+    Event,
+    Game,
+    GameState,
+    Head,
+    Move,
+    Pairing,
+    Seek,
+    SiteRating,
+    StreamMessage,
+    Submission,
+    Verification,
+)
 from .wire import parse_ndjson, parse_sse
 
 OPEN_RETRIES = 5  # a stream that cannot be opened this many times in a row gives up
@@ -115,6 +129,35 @@ class KifuClient:
     def invitations(self) -> list[dict]:
         """The games waiting for this account's answer (first page): ``seat``, ``invited_by``, ``game``."""
         return cast(list[dict], self._call("GET", "/me/invitations")["results"])
+
+    # ---- the lobby (README, Lobby) -----------------------------------------------------------
+    def seeks(self, engine: str | None = None) -> list[Seek]:
+        """Open tables, oldest first."""
+        return cast(list[Seek], self._call("GET", "/lobby/seeks", params={"engine": engine} if engine else None))
+
+    def open_seek(self, engine: str, seats: int, **table: Any) -> Seek:
+        """Open a table and take its first seat; ``table``: ``config``, ``time_control``, ``rated``,
+        ``rating_min``, ``rating_max``, ``expires_in_seconds``."""
+        return cast(Seek, self._call("POST", "/lobby/seeks", json={"engine": engine, "seats": seats, **table}))
+
+    def join_seek(self, seek_id: str) -> Seek:
+        """Take a seat; when it was the last, ``game`` names the game that started."""
+        return cast(Seek, self._call("POST", f"/lobby/seeks/{seek_id}/join"))
+
+    def leave_seek(self, seek_id: str) -> Seek:
+        return cast(Seek, self._call("POST", f"/lobby/seeks/{seek_id}/leave"))
+
+    def quick_pair(self, engine: str, seats: int, **table: Any) -> Pairing:
+        """Join the compatible open table nearest to full, or open one (``table``: ``config``,
+        ``time_control``, ``rated``). Wait for ``game_started`` on ``stream_account`` if it did not fill."""
+        return cast(Pairing, self._call("POST", "/lobby/quick", json={"engine": engine, "seats": seats, **table}))
+
+    def rematch(self, game_id: str) -> Game:
+        """Offer the players of a finished game another (or accept the rematch one of them offered)."""
+        return cast(Game, self._call("POST", f"/games/{game_id}/rematch"))
+
+    def site_ratings(self, username: str) -> list[SiteRating]:
+        return cast(list[SiteRating], self._call("GET", f"/players/{username}/ratings"))
 
     def game(self, game_id: str) -> Game:
         return cast(Game, self._call("GET", f"/games/{game_id}"))
@@ -239,7 +282,8 @@ class KifuClient:
         self, *, after: str | None = None, timeout: float | None = None, format: str = "sse", reconnect: bool = True
     ) -> Iterator[StreamMessage]:
         """This account's ``game_started``, ``window_opened``, ``your_turn`` and ``game_ended``
-        messages, then ``end`` (timeout); with ``reconnect`` it goes on until the caller stops."""
+        messages (and the lobby's ``seek_*`` notices), then ``end`` (timeout); with ``reconnect`` it
+        goes on until the caller stops."""
         last = after
         while True:
             ended = False

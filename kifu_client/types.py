@@ -77,6 +77,40 @@ class Game(TypedDict):
     urls: dict[str, str]
 
 
+class Seek(TypedDict):
+    """An open table of the lobby: its players so far and, once full, its game."""
+
+    id: str
+    engine: str
+    seats: int
+    taken: int
+    players: list[str]
+    config: dict[str, Any]
+    time_control: dict[str, Any] | None
+    rated: bool
+    rating_min: float | None
+    rating_max: float | None
+    created_by: str
+    status: Literal["open", "filled", "cancelled", "expired"]
+    created_at: str
+    expires_at: str
+    game: str | None
+
+
+class Pairing(TypedDict):
+    joined: bool  # True: an open table was joined; False: a new one was opened
+    seek: Seek
+
+
+class SiteRating(TypedDict):
+    engine: str
+    rating: float  # the ordinal mu - 3 sigma
+    mu: float
+    sigma: float
+    games: int
+    updated_at: str
+
+
 class GameState(TypedDict):
     game: str
     seat: int | None

@@ -7,20 +7,27 @@ from __future__ import annotations
 import sqlite3
 
 from kifu.devstack import embedded, wait_until
+from kifu_client import KifuClient
 
 from ..conftest import Player
 
 
 def test_the_embedded_service_pairs_rates_and_expires(tmp_path):
     with embedded(tmp_path) as base:
-        ann, ben, cid = Player(base), Player(base), Player(base)
-        seek = ann.post("/api/lobby/seeks", {"engine": "nine-card", "seats": 2}).json()
-        paired = ben.post("/api/lobby/quick", {"engine": "nine-card", "seats": 2})
-        assert paired.status_code == 200 and paired.json()["seek"]["id"] == seek["id"], paired.text
-        game_id = paired.json()["seek"]["game"]
-        assert ben.move(game_id, {"type": "resign"}).status_code == 200
-        ratings = wait_until(lambda: ann.get(f"/api/players/{ann.name}/ratings").json(), 10, "the rating")
+        # Through the Python client, as a bot would: one opens a table, the other quick-pairs into it.
+        ann, ben = (KifuClient.create_account(base, name, "a-long-pass-1") for name in ("ann", "ben"))
+        seek = ann.open_seek("nine-card", 2, time_control={"per_move_seconds": 600})
+        assert [s["id"] for s in ben.seeks("nine-card")] == [seek["id"]]
+        paired = ben.quick_pair("nine-card", 2, time_control={"per_move_seconds": 600})
+        assert paired["joined"] and paired["seek"]["id"] == seek["id"] and paired["seek"]["status"] == "filled"
+        game_id = paired["seek"]["game"]
+        assert ben.resign(game_id)["status"] == "accepted"
+        ratings = wait_until(lambda: ann.site_ratings("ann"), 10, "the rating")
         assert ratings[0]["engine"] == "nine-card" and ratings[0]["games"] == 1 and ratings[0]["rating"] > 0
+        rematch = ben.rematch(game_id)
+        assert rematch["status"] == "open" and ann.rematch(game_id)["status"] == "running"
+
+        cid = Player(base)
 
         waiting = cid.post("/api/lobby/seeks", {"engine": "satori", "seats": 3}).json()
         with sqlite3.connect(tmp_path / "kifu.sqlite3") as db:  # its time is up now
