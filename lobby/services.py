@@ -332,9 +332,9 @@ def quick_pair(
     rated: bool = True,
     now: datetime | None = None,
 ) -> tuple[Seek, bool]:
-    """ "Play this game with N seats now": join the compatible open seek nearest to full (then the
-    oldest) whose rating range admits you, or open one. Compatible: same game, seats, config, clock
-    and rated-ness (``pool_key``). Returns the seek and whether it was joined (False: opened).
+    """Quick pairing, "play this game with N seats now": join the compatible open seek nearest to
+    full (then the oldest) whose rating range admits you, or open one. Compatible: same game,
+    seats, config, clock and rated-ness (``pool_key``). Returns the seek and whether it was joined (False: opened).
     Refusals as ``seek_create``."""
     now = now or timezone.now()
     engine, full_config = _engine(engine_slug, seats, config)
