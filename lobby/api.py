@@ -122,7 +122,7 @@ class RematchView(APIView):
         clock, seats turned by one; the others accept it like an invitation (``POST
         /api/games/{id}/accept``) and it starts when all have. Offering when a rematch is open
         accepts it for you (200). 403 ``not_seated``; 409 ``game_not_finished``,
-        ``rematch_declined``, ``seat_vacant``."""
+        ``rematch_declined``, ``seat_vacant``, ``not_a_server_game``."""
         game = found(game_get(game_id=pk, viewer=request.user), "no such game")
         rematch, made = services.rematch_offer(game_id=game.pk, user=request.user)
         rematch = game_get(game_id=rematch.pk, viewer=request.user)

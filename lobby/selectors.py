@@ -49,3 +49,12 @@ def site_ratings(*, user, viewer=None) -> list[SiteRating]:
     if not game_selectors.may_see_mature(viewer):
         rows = rows.exclude(engine__in=game_selectors.mature_engines())
     return list(rows.order_by("engine"))
+
+
+def ratings_at(seeks) -> dict[tuple[int, str], float]:
+    """``(user id, engine) -> displayed rating`` of everyone seated at these seeks, in one query
+    (unrated players are missing: they stand at 0)."""
+    users = {entry.user_id for seek in seeks for entry in seek.entries.all()}
+    engines = {seek.engine for seek in seeks}
+    rows = SiteRating.objects.filter(user_id__in=users, engine__in=engines)
+    return {(row.user_id, row.engine): row.ordinal for row in rows}

@@ -383,13 +383,18 @@ def rematch_offer(*, game_id, user: AbstractBaseUser) -> tuple[Game, bool]:
 
     Locks the finished game's row, so two players offering at once make one rematch. Refusals:
     404 ``not_found``; 403 ``not_seated``; 409 ``game_not_finished``, ``seat_vacant`` (an
-    account of the game is gone), ``rematch_declined``."""
+    account of the game is gone), ``rematch_declined``, ``not_a_server_game`` (an imported or
+    table-recorded game)."""
     game = game_lock(game_id)
     seats = list(game.seats.order_by("index"))
     if not any(seat.user_id == user.pk for seat in seats):
         raise ServiceError("not_seated", "only the players of a game may offer its rematch", status=403)
     if not game.is_finished:
         raise ServiceError("game_not_finished", "a rematch is offered once the game has finished", status=409)
+    if game.source != Game.Source.SERVER:
+        raise ServiceError(
+            "not_a_server_game", "a recorded table game has no rematch here; start a new game instead", status=409
+        )
     existing = LobbyGame.objects.filter(rematch_of=game).select_related("game").first()
     if existing is not None:
         rematch = existing.game

@@ -35,10 +35,12 @@ def _context(request, **extra) -> dict:
     if user.is_authenticated:
         ratings = {row.engine: row.ordinal for row in selectors.site_ratings(user=user, viewer=user)}
     seeks = list(selectors.open_seeks(viewer=user)[:100])
+    rated = selectors.ratings_at(seeks)
     for seek in seeks:
         seek.name = game_name(seek.engine)
-        seek.players = [entry.user.get_username() for entry in seek.entries.all()]
-        seek.mine = own is not None and own.pk == seek.pk
+        seek.players = [
+            (entry.user.get_username(), rated.get((entry.user_id, seek.engine), 0.0)) for entry in seek.entries.all()
+        ]
     return {"engines": _engines(user), "seeks": seeks, "own": own, "ratings": ratings, **extra}
 
 

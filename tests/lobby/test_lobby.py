@@ -235,6 +235,8 @@ def test_a_declined_rematch_stays_declined():
     assert LobbyGame.objects.get(game=rematch).rated is False  # not a lobby game: casual
     game_services.game_decline(game_id=rematch.pk, user=ben)
     assert code_of(services.rematch_offer, game_id=game.pk, user=ben) == "rematch_declined"
+    Game.objects.filter(pk=game.pk).update(source=Game.Source.IMPORTED)
+    assert code_of(services.rematch_offer, game_id=game.pk, user=ben) == "not_a_server_game"
 
 
 # ---- the site rating ----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def test_a_table_opened_and_joined_from_the_forms_goes_to_the_play_page(browser_
     page = ann.get("/lobby/").content.decode()
     assert f'data-seek="{seek.pk}"' in page and 'id="own-seek"' in page and 'id="leave"' in page
     listed = ben.get("/lobby/").content.decode()
-    assert f'<li data-seek="{seek.pk}">' in listed and "1 / 2" in listed and "ann" in listed
+    assert f'<li data-seek="{seek.pk}">' in listed and "1 / 2" in listed and "<bdi>ann</bdi> (0.0)" in listed
     joined = ben.post(f"/lobby/seeks/{seek.pk}/join")
     seek.refresh_from_db()
     assert joined.status_code == 302 and joined.url == f"/games/{seek.game_id}/play"
