@@ -212,6 +212,10 @@ KIFU_EMBEDDED_PERIODIC.append(("league.seasons.tasks.seasons_sweep", 60.0))
 # Lobby (lobby/): open seeks past their expiry close; a seek lives minutes, so a few seconds' sweep.
 CELERY_BEAT_SCHEDULE["lobby-seeks-expire"] = {"task": "lobby.tasks.seeks_sweep", "schedule": 5.0}
 KIFU_EMBEDDED_PERIODIC.append(("lobby.tasks.seeks_sweep", 5.0))
+# Reported results (issue 17): a pending report counts as confirmed when its time runs out (hours;
+# a minute's sweep is plenty).
+CELERY_BEAT_SCHEDULE["league-report-confirmations"] = {"task": "league.reports.tasks.reports_sweep", "schedule": 60.0}
+KIFU_EMBEDDED_PERIODIC.append(("league.reports.tasks.reports_sweep", 60.0))
 # Webhooks (hooks/): deliveries whose task was lost are queued again; embedded, the timer thread
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}

@@ -15,6 +15,7 @@ class LeagueConfig(AppConfig):
 
         from .models import Tournament, TournamentBoard, TournamentEntry
         from .receivers import on_game_finished
+        from .reports import tasks as report_tasks  # noqa: F401 - registers the reported results' tasks
         from .scoring.errors import ScoringError
         from .tournaments.boards import round_complete
         from .tournaments.standings import on_tournament_saved

@@ -377,6 +377,7 @@ class TournamentBoard(models.Model):
         FORFEIT = "forfeit", "the side the game waited on lost at the round deadline"
         DOUBLE_FORFEIT = "double_forfeit", "nobody played in time: everyone lost"
         CORRECTION = "correction", "set by an organiser"
+        REPORT = "report", "a reported result, confirmed or settled (league.reports)"
 
     tournament = models.ForeignKey(Tournament, related_name="boards", on_delete=models.CASCADE)
     round = models.PositiveSmallIntegerField()
@@ -418,3 +419,104 @@ class TournamentBoard(models.Model):
     @property
     def is_done(self) -> bool:
         return self.finished_at is not None
+
+
+# ---- reported results: a pairing decided at a real table, confirmed by the other side (issue 17)
+class ResultReport(models.Model):
+    """A result reported for one pairing (a ladder challenge, a rated game of a rating ladder, a
+    tournament board, a season fixture) and its way to a decision: the other players confirm or
+    dispute it, an organiser settles it, or it counts as confirmed at ``confirm_by``. What happened
+    is in ``steps`` (and, for a ladder's pairing, in the ladder log too); this row is the working
+    state, as ``Challenge`` is beside the ladder log. ``league.reports`` owns every write."""
+
+    class Kind(models.TextChoices):
+        CHALLENGE = "challenge", "a challenge of a challenge ladder"
+        GAME = "game", "a rated game of a rating ladder"
+        BOARD = "board", "a tournament board"
+        FIXTURE = "fixture", "a season fixture"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "waiting for the other players"
+        DISPUTED = "disputed", "disputed: an organiser settles it"
+        CONFIRMED = "confirmed", "confirmed: it decided the pairing"
+        SETTLED = "settled", "settled or entered by an organiser: it decided the pairing"
+        SUPERSEDED = "superseded", "replaced: the pairing was decided another way"
+
+    OPEN = (Status.PENDING, Status.DISPUTED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    pairing = models.CharField(
+        max_length=40, help_text="The pairing's id: a challenge or game UUID, a board or fixture id."
+    )
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="reports")
+    tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="reports")
+    season = models.ForeignKey(
+        "seasons.Season", null=True, blank=True, on_delete=models.PROTECT, related_name="reports"
+    )
+    players = models.JSONField(help_text="The pairing's user ids in seat order.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
+    ranking = models.JSONField(help_text="User ids best first, ties grouped (the decided result once decided).")
+    scores = models.JSONField(null=True, blank=True, help_text="Scores (or a series' match points) by user id.")
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.PROTECT, related_name="+", help_text="A table game's record."
+    )
+    reported_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    reported_at = models.DateTimeField()
+    confirm_by = models.DateTimeField(db_index=True, help_text="Counts as confirmed then, unless disputed.")
+    confirmed_by = models.JSONField(default=list, blank=True, help_text="User ids who confirmed it.")
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-reported_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "pairing"],
+                condition=models.Q(status__in=["pending", "disputed"]),
+                name="result_report_one_open_per_pairing",
+            ),
+        ]
+        indexes = [models.Index(fields=["kind", "pairing"], name="result_report_pairing")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pairing}: {self.status}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN
+
+
+class ResultReportStep(models.Model):
+    """One step of a report (reported, confirmed, disputed, settled, entered, auto-confirmed), who
+    and when: the tournament's and the season's log of reported results. Never updated or deleted:
+    PostgreSQL triggers refuse it."""
+
+    class Kind(models.TextChoices):
+        REPORTED = "reported"
+        CONFIRMED = "confirmed"
+        DISPUTED = "disputed"
+        SETTLED = "settled", "settled by an organiser"
+        ENTERED = "entered", "entered directly by an organiser"
+        AUTO_CONFIRMED = "auto_confirmed", "confirmed when its time ran out"
+        SUPERSEDED = "superseded", "the pairing was decided another way"
+
+    report = models.ForeignKey(ResultReport, related_name="steps", on_delete=models.PROTECT)
+    seq = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    payload = models.JSONField(default=dict, blank=True)
+    idempotency_key = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["report", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "seq"], name="result_report_step_once"),
+        ]
+        indexes = [models.Index(fields=["actor", "idempotency_key"], name="result_report_step_key")]
+        triggers = [
+            pgtrigger.Protect(name="result_report_step_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.report_id}#{self.seq} {self.kind}"

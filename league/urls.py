@@ -4,6 +4,7 @@ by kifu/urls.py."""
 from django.urls import path
 
 from . import api
+from .reports import api as api_reports
 from .tournaments import api as api_tournaments
 
 app_name = "league"
@@ -40,6 +41,16 @@ urlpatterns = [
     path("matches", api.MatchListView.as_view(), name="match-list"),
     path("matches/<uuid:pk>", api.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<uuid:pk>/current-game", api.MatchCurrentGameView.as_view(), name="match-current-game"),
+    # reported results (issue 17)
+    path("pairings/<str:kind>/<str:pk>", api_reports.PairingView.as_view(), name="pairing"),
+    path("pairings/<str:kind>/<str:pk>/report", api_reports.ReportView.as_view(), name="pairing-report"),
+    path("pairings/<str:kind>/<str:pk>/confirm", api_reports.ConfirmView.as_view(), name="pairing-confirm"),
+    path("pairings/<str:kind>/<str:pk>/dispute", api_reports.DisputeView.as_view(), name="pairing-dispute"),
+    path("pairings/<str:kind>/<str:pk>/settle", api_reports.SettleView.as_view(), name="pairing-settle"),
+    path("me/reports", api_reports.MyReportsView.as_view(), name="my-reports"),
+    path("ladders/<int:pk>/reporting", api_reports.LadderReportingView.as_view(), name="ladder-reporting"),
+    path("tournaments/<int:pk>/reporting", api_reports.TournamentReportingView.as_view(), name="tournament-reporting"),
+    path("seasons/<int:pk>/reporting", api_reports.SeasonReportingView.as_view(), name="season-reporting"),
     # tournaments (issue 8)
     path("clubs/<slug:slug>/tournaments", api_tournaments.ClubTournamentListView.as_view(), name="club-tournaments"),
     path("tournaments/<int:pk>", api_tournaments.TournamentDetailView.as_view(), name="tournament-detail"),

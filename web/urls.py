@@ -4,7 +4,17 @@ ladders, players, tournaments, seasonal leagues) and the account pages."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import league_views, lobby_views, login, password_reset, rules_views, season_views, tournament_views, views
+from . import (
+    league_views,
+    lobby_views,
+    login,
+    password_reset,
+    report_views,
+    rules_views,
+    season_views,
+    tournament_views,
+    views,
+)
 
 app_name = "web"
 
@@ -46,6 +56,8 @@ urlpatterns = [
     path("leagues/<int:pk>/<str:action>", season_views.league_action, name="league-action"),
     path("seasons/<int:pk>/", season_views.season_page, name="season"),
     path("seasons/<int:pk>/<str:action>", season_views.season_action, name="season-action"),
+    # reported results (issue 17): the printed result slips' QR codes open this page
+    path("pairings/<str:kind>/<str:pk>/report", report_views.pairing_report, name="pairing-report"),
     path("accounts/login/", login.LoginView.as_view(), name="login"),  # throttled (web/login.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),

@@ -40,6 +40,7 @@ from datetime import datetime, timedelta
 from . import matches as match_rules
 from .errors import ScoringError
 from .ratings import Rating, initial_rating, rate_ranking
+from .reports import check_confirm_hours, check_mode
 
 CHALLENGE = "challenge"
 RATING = "rating"
@@ -58,6 +59,12 @@ RESULT = "result"
 FORFEIT = "forfeit"
 INACTIVITY_DROP = "inactivity_drop"
 CORRECTION = "correction"
+# A reported result's steps (league.reports): history only, the fold moves nothing for them; the
+# result they lead to is an ordinary RESULT event (source "report").
+RESULT_REPORTED = "result_reported"
+RESULT_CONFIRMED = "result_confirmed"
+RESULT_DISPUTED = "result_disputed"
+RESULT_SETTLED = "result_settled"
 EVENT_KINDS = (
     LADDER_CREATED,
     SETTINGS_CHANGED,
@@ -71,6 +78,10 @@ EVENT_KINDS = (
     FORFEIT,
     INACTIVITY_DROP,
     CORRECTION,
+    RESULT_REPORTED,
+    RESULT_CONFIRMED,
+    RESULT_DISPUTED,
+    RESULT_SETTLED,
 )
 # What a correction may change, and which fields of each.
 CORRECTABLE = {
@@ -94,6 +105,9 @@ CHALLENGE_DEFAULTS = {
     "allow_bots": False,  # may bot accounts (games.accounts.is_bot) join and play
 }
 RATING_DEFAULTS = {"match": None, "allow_bots": False}
+# How the ladder's pairings may be decided (league.scoring.reports): kept only once an organiser
+# sets them, so a ladder's settings read as before until then (absent: online, 48 hours).
+REPORT_SETTINGS = ("results", "report_confirm_hours")
 
 
 class SettingsError(ScoringError):
@@ -147,17 +161,23 @@ def validate_settings(kind: str, settings: dict | None, *, base: dict | None = N
     settings = {} if settings is None else settings
     if not isinstance(settings, dict):
         raise SettingsError("settings must be a JSON object")
-    unknown = sorted(set(settings) - set(defaults))
+    unknown = sorted(set(settings) - set(defaults) - set(REPORT_SETTINGS))
     if unknown:
-        raise SettingsError(
-            f"unknown {kind} ladder setting(s) {', '.join(unknown)}; allowed: {', '.join(sorted(defaults))}"
-        )
+        allowed = ", ".join(sorted([*defaults, *REPORT_SETTINGS]))
+        raise SettingsError(f"unknown {kind} ladder setting(s) {', '.join(unknown)}; allowed: {allowed}")
     full = {**copy.deepcopy(base or defaults), **copy.deepcopy(settings)}
     full.setdefault("allow_bots", False)  # a ladder made before the setting existed
     if not isinstance(full["allow_bots"], bool):
         raise SettingsError(f"setting 'allow_bots' must be true or false, not {full['allow_bots']!r}")
     if full["match"] is not None:
         full["match"] = match_rules.validate_spec(full["match"])
+    try:
+        if "results" in full:
+            check_mode(full["results"])
+        if "report_confirm_hours" in full:
+            full["report_confirm_hours"] = check_confirm_hours(full["report_confirm_hours"])
+    except ScoringError as error:
+        raise SettingsError(error.message) from None
     if kind == RATING:
         return full
     _check_range(full["challenge_range"])

@@ -150,6 +150,7 @@ class Fixture(models.Model):
         PLAYED = "played"
         FORFEIT = "forfeit", "forfeit at the play-by date"
         CORRECTION = "correction", "set by an organiser"
+        REPORTED = "reported", "a reported result, confirmed or settled (league.reports)"
 
     season = models.ForeignKey(Season, related_name="fixtures", on_delete=models.CASCADE)
     division = models.ForeignKey(Division, related_name="fixtures", on_delete=models.CASCADE)

@@ -419,9 +419,29 @@ def game_result(game: Game) -> tuple[str, float, float]:
 
 
 def _record_game(fixture: Fixture, game: Game, now: datetime) -> None:
-    fixture.result, fixture.games_home, fixture.games_away = game_result(game)
-    fixture.method, fixture.decided_at = Fixture.Method.PLAYED, now
+    _record(fixture, *game_result(game), method=Fixture.Method.PLAYED, now=now)
+
+
+def _record(fixture: Fixture, result: str, home: float, away: float, *, method: str, now: datetime) -> None:
+    fixture.result, fixture.games_home, fixture.games_away = result, home, away
+    fixture.method, fixture.decided_at = method, now
     fixture.save(update_fields=["result", "games_home", "games_away", "method", "decided_at"])
+
+
+def fixture_result_record(
+    fixture: Fixture, season: Season, ranking: list[list[int]], scores: dict | None, *, now: datetime
+) -> None:
+    """Decide an undecided fixture by a reported result (``league.reports``; the season and fixture
+    rows locked): ``ranking`` of user ids as a game's outcome ranks seats, ``scores`` the game
+    points by user id. The season's last result closes it, as a played game's does."""
+    if len(ranking[0]) > 1:
+        result = scoring.DRAW
+    else:
+        result = scoring.HOME if ranking[0][0] == fixture.home_id else scoring.AWAY
+    scores = scores or {}
+    home, away = float(scores.get(fixture.home_id, 0) or 0), float(scores.get(fixture.away_id, 0) or 0)
+    _record(fixture, result, home, away, method=Fixture.Method.REPORTED, now=now)
+    _close_if_complete(season, now)
 
 
 @transaction.atomic

@@ -10,6 +10,7 @@ from games.services import ServiceError
 
 from ..models import Tournament
 from ..scoring.placements import place_points
+from ..scoring.reports import ReportError, check_confirm_hours, check_mode
 from ..services.matches import check_spec
 
 Format = Tournament.Format
@@ -33,6 +34,8 @@ SETTINGS = {
     "advance": (Format.GROUPS_PLAYOFF,),
     "seeding": tuple(Format.values),
     "mature": tuple(Format.values),
+    "results": tuple(Format.values),
+    "report_confirm_hours": tuple(Format.values),
 }
 SEEDING = ("entry", "rating", "random")
 
@@ -79,6 +82,13 @@ def check_settings(format: str, game, raw) -> dict:
         out["seeding"] = raw["seeding"]
     if "match" in raw:
         out["match"] = check_spec(game.slug, raw["match"])
+    try:
+        if "results" in raw:
+            out["results"] = check_mode(raw["results"])
+        if "report_confirm_hours" in raw:
+            out["report_confirm_hours"] = check_confirm_hours(raw["report_confirm_hours"])
+    except ReportError as error:
+        raise ServiceError("invalid_settings", error.message) from None
     if "round_deadline_seconds" in raw:
         if not whole(raw["round_deadline_seconds"], 10, MAX_DEADLINE_SECONDS):
             raise ServiceError(
