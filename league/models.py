@@ -485,6 +485,13 @@ class ResultReport(models.Model):
     def is_open(self) -> bool:
         return self.status in self.OPEN
 
+    @classmethod
+    def open_pairings(cls, kind: str, **owner) -> list[str]:
+        """The ids of ``kind`` pairings of an owner (``ladder=``, ``tournament=``, ``season=``) with
+        an open report: the deadline sweeps leave them to the report (it decides them, confirmed
+        by the players, an organiser or its own deadline)."""
+        return list(cls.objects.filter(kind=kind, status__in=cls.OPEN, **owner).values_list("pairing", flat=True))
+
 
 class ResultReportStep(models.Model):
     """One step of a report (reported, confirmed, disputed, settled, entered, auto-confirmed), who

@@ -19,6 +19,7 @@ from games import selectors as game_selectors
 from league import selectors, services
 from league.exports import player_feed_key
 from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
+from league.reports import selectors as report_selectors
 from league.seasons import selectors as season_selectors
 from league.seasons.models import DivisionPlayer
 from league.services.membership import membership_of
@@ -133,6 +134,7 @@ def ladder_page(request, pk):
         context["challenges"] = selectors.challenge_list(ladder=ladder).filter(status__in=Challenge.OPEN)
         context["recent"] = selectors.challenge_list(ladder=ladder, status=Challenge.Status.DECIDED)[:10]
     else:
+        context["rated_open"] = report_selectors.rated_pairings_open(ladder=ladder)
         histories = selectors.rating_histories(ladder=ladder)
         for entry in entries:
             entry.chart = rating_chart(histories.get(entry.user_id, []))
@@ -223,6 +225,12 @@ def player_page(request, username):
         .order_by("-season__started_at")[:20],
         "calendar_url": _own_calendar_url(request, user),
         "site_ratings": lobby_selectors.site_ratings(user=user, viewer=request.user),  # the lobby's (issue 19)
+        "waiting_reports": [
+            report_selectors.report_dict(report)
+            for report in report_selectors.reports_for(user=user, waiting_only=True)
+        ]
+        if request.user == user
+        else [],
     }
     return render(request, "web/player.html", context)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, Q
 
-from ..models import ResultReport, ResultReportStep
+from ..models import LeagueGame, Match, ResultReport, ResultReportStep
 from ..selectors import usernames
 
 
@@ -101,3 +101,19 @@ def pairing_dict(pairing, reports: list[ResultReport]) -> dict:
         "open_report": next((r for r in described if r["status"] in ResultReport.OPEN), None),
         "reports": described,
     }
+
+
+def rated_pairings_open(*, ladder) -> list[dict]:
+    """A rating ladder's rated games and series not yet rated, each as ``{"kind", "id", "players"}``
+    (usernames), for the ladder page's links to their report pages."""
+    games = LeagueGame.objects.filter(ladder=ladder, challenge=None, match=None, recorded=False).select_related("game")
+    matches = Match.objects.filter(ladder=ladder, challenge=None, status=Match.Status.RUNNING)
+    rows = [
+        ("game", str(link.game_id), link.game.seats.order_by("index").values_list("user_id", flat=True))
+        for link in games
+    ]
+    rows += [("match", str(match.pk), match.players) for match in matches]
+    names = usernames([pk for _kind, _key, players in rows for pk in players])
+    return [
+        {"kind": kind, "id": key, "players": [names.get(pk, str(pk)) for pk in players]} for kind, key, players in rows
+    ]

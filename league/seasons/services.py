@@ -27,7 +27,7 @@ from games.errors import ServiceError, not_found
 from games.models import Game, Seat
 from games.services import game_advance, game_forfeit
 from kifu.locking import lock_by_id
-from league.models import Club
+from league.models import Club, ResultReport
 from league.names import name_check
 from league.scoring import roundrobin
 from league.services.membership import is_member, require_organiser
@@ -510,7 +510,9 @@ def season_sweep(*, season_id, now: datetime | None = None) -> int:
     season = _lock_season(season_id)
     if season.status != Season.Status.RUNNING:
         return 0
-    due = season.fixtures.select_for_update().filter(result="", play_by__lte=now).select_related("home", "away")
+    reported = [int(pk) for pk in ResultReport.open_pairings(ResultReport.Kind.FIXTURE, season=season)]
+    due = season.fixtures.select_for_update().filter(result="", play_by__lte=now).exclude(pk__in=reported)
+    due = due.select_related("home", "away")
     due = list(due.order_by("play_by", "pk"))
     for fixture in due:
         _deadline(fixture, now=now, cutoff=fixture.play_by, why="not finished by its play-by date", reason=PLAY_BY_DATE)

@@ -14,7 +14,7 @@ from games.models import Game
 from games.services import game_advance, game_forfeit
 from kifu.locking import lock_by_id
 
-from ..models import Challenge, Ladder, LadderEntry, LeagueGame, Match
+from ..models import Challenge, Ladder, LadderEntry, LeagueGame, Match, ResultReport
 from ..scoring import ladder as rules
 from .challenges import forfeit_challenge, void_challenge
 from .log import event_append, iso, ladder_lock, projection_advance, projection_stored
@@ -69,7 +69,8 @@ def ladder_sweep(*, ladder_id, now: datetime | None = None) -> int:
     if ladder.kind != rules.CHALLENGE:
         return 0
     start = ladder.head_seq
-    challenges = Challenge.objects.select_for_update().filter(ladder=ladder)
+    reported = ResultReport.open_pairings(ResultReport.Kind.CHALLENGE, ladder=ladder)
+    challenges = Challenge.objects.select_for_update().filter(ladder=ladder).exclude(pk__in=reported)
     due: list[tuple] = []
     for challenge in challenges.filter(status=Challenge.Status.ISSUED, accept_by__lte=now):
         due.append((challenge.accept_by, 0, "accept", challenge))

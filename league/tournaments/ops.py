@@ -13,7 +13,7 @@ from games.models import Event, Game
 from games.services import ServiceError, game_advance, game_forfeit
 from kifu.locking import lock_by_id
 
-from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
+from ..models import LeagueGame, Match, ResultReport, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..services.matches import current_game, game_ranking
 from ..services.membership import require_organiser
 from ..services.results import league_game_finished
@@ -242,7 +242,10 @@ def tournament_deadline(*, tournament_id, now: datetime | None = None) -> int:
     if tournament.status != Status.RUNNING or current is None or not current.deadline_at or current.deadline_at > now:
         return 0
     decided = 0
-    for board in list(tournament.boards.filter(round=current.number, finished_at__isnull=True)):
+    reported = [int(pk) for pk in ResultReport.open_pairings(ResultReport.Kind.BOARD, tournament=tournament)]
+    for board in list(
+        tournament.boards.filter(round=current.number, finished_at__isnull=True).exclude(pk__in=reported)
+    ):
         _board_deadline(tournament, board, now)
         decided += 1
     if decided:

@@ -292,3 +292,19 @@ def test_a_board_played_as_a_series_is_reported_with_its_match_points(club_with,
     board.refresh_from_db()
     assert board.decided_by == "report" and board.game_scores == {str(a.pk): 1.0, str(b.pk): 2.0}
     assert Match.objects.get(pk=board.match_id).status == "finished"
+
+
+def test_the_deadline_sweeps_leave_a_reported_pairing_to_its_report(club_with, clock):
+    ladder, organiser, (top, middle, bottom) = challenge_ladder(club_with, clock, play_days=1)
+    challenge = services.challenge_create(ladder_id=ladder.pk, by=bottom, defender=middle, now=clock.now)
+    services.challenge_accept(challenge_id=challenge.pk, by=middle, now=clock.now)
+    reports.result_report(
+        kind="challenge", pairing=str(challenge.pk), by=middle, ranking=[[middle.pk], [bottom.pk]], now=clock.now
+    )
+    clock.advance(hours=25)  # past the play-by date: nobody moved in the server's game
+    services.ladders_sweep(now=clock.now)
+    challenge.refresh_from_db()
+    assert challenge.status == "accepted"  # no forfeit: the report decides it
+    assert reports.reports_sweep(now=clock.now) == 1  # 24 hours to confirm ran out
+    challenge.refresh_from_db()
+    assert challenge.status == "decided" and challenge.outcome == {"winner": middle.pk, "reason": "report"}
