@@ -36,6 +36,30 @@ REFUSALS = {
     "impossible_score": lambda: _("That score cannot happen in this pairing; check the points."),
 }
 STEPS = ("report", "confirm", "dispute", "settle")
+# The words of report statuses and steps in the active language (the API keeps the codes).
+LABELS = {
+    "pending": lambda: _("waiting for confirmation"),
+    "disputed": lambda: _("disputed"),
+    "confirmed": lambda: _("confirmed"),
+    "settled": lambda: _("settled by an organiser"),
+    "superseded": lambda: _("superseded"),
+    "reported": lambda: _("reported"),
+    "entered": lambda: _("entered by an organiser"),
+    "auto_confirmed": lambda: _("confirmed when its time ran out"),
+}
+
+
+def _label(code: str) -> str:
+    words = LABELS.get(code)
+    return words() if words else code
+
+
+def _labelled(data: dict) -> dict:
+    for report in data["reports"]:
+        report["label"] = _label(report["status"])
+        for step in report["steps"]:
+            step["label"] = _label(step["kind"])
+    return data
 
 
 def owner_url(pairing) -> str:
@@ -76,7 +100,7 @@ def pairing_report(request, kind, pk):
     if request.method == "POST":
         return _post(request, kind, pk)
     reports = selectors.pairing_reports(kind=pairing.kind, key=pairing.key)
-    data = selectors.pairing_dict(pairing, reports)
+    data = _labelled(selectors.pairing_dict(pairing, reports))
     names = usernames(pairing.players)
     viewer = request.user if request.user.is_authenticated else None
     report = data["open_report"]
