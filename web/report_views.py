@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games.errors import ServiceError
 from league.reports import selectors, services
-from league.reports.pairings import pairing_get
+from league.reports.pairings import pairing_get, pairing_visible
 from league.selectors import usernames
 
 REFUSALS = {
@@ -93,10 +93,10 @@ def _result_from(request, players: dict[int, str]) -> tuple[list | None, dict | 
 def pairing_report(request, kind, pk):
     try:
         pairing = pairing_get(kind, pk)
-    except ServiceError as error:
-        if error.status == 404:
-            return render(request, "web/not_found.html", status=404)
-        raise
+    except ServiceError:  # no such pairing, an unknown kind, or a bye (no result to report)
+        return render(request, "web/not_found.html", status=404)
+    if not pairing_visible(pairing, request.user):
+        return render(request, "web/not_found.html", status=404)
     if request.method == "POST":
         return _post(request, kind, pk)
     reports = selectors.pairing_reports(kind=pairing.kind, key=pairing.key)
@@ -116,6 +116,7 @@ def pairing_report(request, kind, pk):
         "organiser": services.may_settle(pairing, viewer),
         "may_report": seated and not pairing.decided and report is None and pairing.mode != "online",
         "may_answer": seated
+        and not pairing.decided
         and report is not None
         and report["status"] == "pending"
         and viewer.get_username() in report["waiting_for"],

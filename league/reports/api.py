@@ -15,7 +15,7 @@ from kifu.http.params import validated
 from ..selectors import user_by_name
 from . import selectors, services
 from . import serializers as s
-from .pairings import pairing_get
+from .pairings import pairing_get, pairing_visible
 
 ERRORS = error_responses(400, 401, 403, 404, 409)
 KIND = OpenApiParameter(
@@ -55,8 +55,10 @@ def _key(data: dict, request) -> str:
     return data.get("idempotency_key") or request.headers.get("Idempotency-Key") or ""
 
 
-def _pairing_response(kind: str, pk: str) -> Response:
+def _pairing_response(kind: str, pk: str, viewer) -> Response:
     pairing = pairing_get(kind, pk)
+    if not pairing_visible(pairing, viewer):
+        raise ApiError("not_found", f"no such {kind}", 404)
     reports = selectors.pairing_reports(kind=pairing.kind, key=pairing.key)
     return Response(s.PairingSerializer(selectors.pairing_dict(pairing, reports)).data)
 
@@ -66,7 +68,7 @@ class PairingView(APIView):
     def get(self, request, kind: str, pk: str):
         """A pairing: its players, how it may be decided (online, table, either), whether it is
         decided, its open report and every report's steps (who and when)."""
-        return _pairing_response(kind, pk)
+        return _pairing_response(kind, pk, request.user)
 
 
 class _Step(APIView):
@@ -97,7 +99,7 @@ class ReportView(_Step):
             kind=kind, pairing=pk, by=request.user, ranking=_ranking(data["ranking"]),
             scores=_scores(data.get("scores")), idempotency_key=_key(data, request),
         )  # fmt: skip
-        return _pairing_response(kind, pk)
+        return _pairing_response(kind, pk, request.user)
 
 
 class ConfirmView(_Step):
@@ -105,7 +107,7 @@ class ConfirmView(_Step):
     def post(self, request, kind: str, pk: str):
         data = validated(s.ConfirmInSerializer, request)
         services.result_confirm(kind=kind, pairing=pk, by=request.user, idempotency_key=_key(data, request))
-        return _pairing_response(kind, pk)
+        return _pairing_response(kind, pk, request.user)
 
 
 class DisputeView(_Step):
@@ -115,7 +117,7 @@ class DisputeView(_Step):
         services.result_dispute(
             kind=kind, pairing=pk, by=request.user, reason=data.get("reason", ""), idempotency_key=_key(data, request)
         )
-        return _pairing_response(kind, pk)
+        return _pairing_response(kind, pk, request.user)
 
 
 class SettleView(_Step):
@@ -130,7 +132,7 @@ class SettleView(_Step):
             kind=kind, pairing=pk, by=request.user, ranking=_ranking(data.get("ranking")),
             scores=_scores(data.get("scores")), reason=data.get("reason", ""), idempotency_key=_key(data, request),
         )  # fmt: skip
-        return _pairing_response(kind, pk)
+        return _pairing_response(kind, pk, request.user)
 
 
 class MyReportsView(APIView):

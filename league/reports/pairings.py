@@ -25,6 +25,7 @@ from datetime import datetime
 
 from games.errors import ServiceError
 from games.models import Event, Game
+from games.selectors import mature_engines, may_see_mature
 from kifu.locking import lock_by_id
 
 from ..models import Challenge, Ladder, LeagueGame, Match, ResultReport, Tournament, TournamentBoard
@@ -209,6 +210,12 @@ def _build(kind: str, key: str, row) -> Pairing:
         kind, key, row, season, season.league.club_id, season.league.engine, [row.home_id, row.away_id],
         settings=season.rules, decided=bool(row.result), game=row.game,
     )  # fmt: skip
+
+
+def pairing_visible(pairing: Pairing, viewer) -> bool:
+    """Whether ``viewer`` may see the pairing: one of a mature game only with their consent, as its
+    games and tournaments are shown (``games.selectors.may_see_mature``)."""
+    return pairing.engine not in mature_engines() or may_see_mature(viewer)
 
 
 def pairing_of_game(game_id) -> tuple[str, str] | None:

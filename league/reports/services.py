@@ -49,8 +49,9 @@ def _step(report: ResultReport, pairing: Pairing, kind: str, *, actor, now: date
         event_append(pairing.ladder, kind=LADDER_STEPS[kind], payload=body, actor=actor, at=now)
 
 
-def _repeat(pairing: Pairing, by, key: str, kind: str) -> ResultReport | None:
-    """The report a step with this idempotency key already made, if ``by`` sent it before."""
+def _repeat(pairing: Pairing, by, key: str, *kinds: str) -> ResultReport | None:
+    """The report a step of one of ``kinds`` with this idempotency key already made, if ``by`` sent
+    it before."""
     if not key:
         return None
     if len(key) > 100:
@@ -64,7 +65,7 @@ def _repeat(pairing: Pairing, by, key: str, kind: str) -> ResultReport | None:
     )
     if step is None:
         return None
-    if step.kind != kind:
+    if step.kind not in kinds:
         raise ServiceError(
             "idempotency_key_reused",
             f"this idempotency key was used for a {step.kind} step of this pairing; send a new key",
@@ -85,6 +86,14 @@ def _require_seated(pairing: Pairing, by) -> None:
         raise ServiceError(
             "not_in_pairing", "only the players of this pairing may report or confirm its result", status=403
         )
+
+
+def _player_step(kind: str, pairing, by, key: str, step: str) -> tuple[Pairing, ResultReport | None]:
+    """The pairing locked, for a step of one of its players, and the report if this step (same
+    person, same idempotency key) was done already."""
+    target = pairing_get(kind, pairing, lock=True)
+    _require_seated(target, by)
+    return target, _repeat(target, by, key, step)
 
 
 def _require_undecided(pairing: Pairing) -> None:
@@ -149,9 +158,7 @@ def result_report(
     """A seated player reports the result of a pairing played at a table: ``ranking`` of user ids
     (best first, ties grouped), ``scores`` by user id (a series: each player's match points)."""
     now = now or timezone.now()
-    target = pairing_get(kind, pairing, lock=True)
-    _require_seated(target, by)
-    repeat = _repeat(target, by, idempotency_key, Step.REPORTED)
+    target, repeat = _player_step(kind, pairing, by, idempotency_key, Step.REPORTED)
     if repeat is not None:
         return repeat
     if target.mode == rules.ONLINE:
@@ -192,9 +199,7 @@ def result_confirm(*, kind: str, pairing: str, by, idempotency_key: str = "", no
     """Another player of the pairing confirms its open report; when every player has, it decides
     the pairing."""
     now = now or timezone.now()
-    target = pairing_get(kind, pairing, lock=True)
-    _require_seated(target, by)
-    repeat = _repeat(target, by, idempotency_key, Step.CONFIRMED)
+    target, repeat = _player_step(kind, pairing, by, idempotency_key, Step.CONFIRMED)
     if repeat is not None:
         return repeat
     _require_undecided(target)
@@ -239,9 +244,7 @@ def result_dispute(
 ):
     """Another player of the pairing disputes its pending report: an organiser settles it."""
     now = now or timezone.now()
-    target = pairing_get(kind, pairing, lock=True)
-    _require_seated(target, by)
-    repeat = _repeat(target, by, idempotency_key, Step.DISPUTED)
+    target, repeat = _player_step(kind, pairing, by, idempotency_key, Step.DISPUTED)
     if repeat is not None:
         return repeat
     reason = _reason(reason)
@@ -275,11 +278,11 @@ def result_settle(
     now = now or timezone.now()
     target = pairing_get(kind, pairing, lock=True)
     require_organiser(target.club_id, by)
-    report = _open_report(target)
-    step = Step.SETTLED if report is not None else Step.ENTERED
-    repeat = _repeat(target, by, idempotency_key, step)
+    repeat = _repeat(target, by, idempotency_key, Step.SETTLED, Step.ENTERED)
     if repeat is not None:
         return repeat
+    report = _open_report(target)
+    step = Step.SETTLED if report is not None else Step.ENTERED
     _require_undecided(target)
     reason = _reason(reason)
     if report is not None and report.game_id and ranking is not None:

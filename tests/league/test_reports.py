@@ -156,9 +156,13 @@ def test_a_disputed_board_is_settled_by_an_organiser_and_pairs_the_next_round(
     refused("report_disputed", lambda: reports.result_confirm(kind="board", pairing=first.pk, by=b))
     clock.advance(days=5)
     assert reports.reports_sweep(now=clock.now) == 0  # a disputed report waits for the organiser
-    reports.result_settle(
-        kind="board", pairing=first.pk, by=organiser, ranking=[[b.pk], [a.pk]], reason="score sheet", now=clock.now
-    )
+    settle = lambda: reports.result_settle(  # noqa: E731
+        kind="board", pairing=first.pk, by=organiser, ranking=[[b.pk], [a.pk]], reason="score sheet",
+        idempotency_key="s1", now=clock.now,
+    )  # fmt: skip
+    settled = settle()
+    assert settle().pk == settled.pk  # sent again: nothing twice
+    assert ResultReportStep.objects.filter(report=settled, kind="settled").count() == 1
     first.refresh_from_db()
     assert first.decided_by == "report" and first.placements == [[b.pk], [a.pk]] and first.score_first == 0.0
     # the other board: an organiser enters it directly; the round completes and queues the next

@@ -86,3 +86,24 @@ def test_settle_and_dispute_by_api(club_with, clock):
     steps = [step["kind"] for step in settled.json()["reports"][0]["steps"]]
     assert steps == ["reported", "disputed", "settled"]
     assert Challenge.objects.get(pk=challenge.pk).outcome == {"winner": aki.pk, "reason": "report"}
+
+
+def test_a_mature_games_pairing_is_shown_only_with_consent(club_with, clock):
+    from games import services as game_services
+    from league.models import TournamentBoard
+    from league.tournaments import lifecycle
+
+    club, organiser, (ann, bob, cy) = club_with(3)
+    for user in (organiser, ann, bob):
+        game_services.mature_consent_confirm(user=user, adult=True, consent=True)
+    tournament = lifecycle.tournament_create(
+        club_id=club.pk, by=organiser, name="Late", engine="kazekami-kyoko", format="round_robin",
+        settings={"mature": True, "results": "table"},
+    )  # fmt: skip
+    for player in (ann, bob):
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=player)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser)
+    board = TournamentBoard.objects.get(tournament=tournament, round=1, second__isnull=False)
+    assert api(ann).get(f"/api/pairings/board/{board.pk}").status_code == 200
+    for viewer in (cy, None):
+        assert api(viewer).get(f"/api/pairings/board/{board.pk}").json()["code"] == "not_found"
