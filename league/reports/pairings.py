@@ -256,6 +256,29 @@ def game_route(game_id) -> str | None:
     return NOT_TAKEN if mode == rules.TABLE else ONLINE_RESULT
 
 
+# ---- a pairing moved to the table -----------------------------------------------------------------
+def pairing_game_replace(pairing: Pairing, game: Game) -> str:
+    """Point the pairing (owner and row locked) at ``game``, the table game that replaces its game on
+    the server not yet played (``games.table.table_game_for_pairing`` makes it and cancels the old
+    one). Its finish then reaches the league as the old game's would have - as a report to confirm,
+    since it is a table game. Returns the pairing's key: a rated game's is its game, so it changes."""
+    old = pairing.game
+    link = LeagueGame.objects.filter(game=old).first() if old is not None else None
+    if link is not None:
+        LeagueGame.objects.create(
+            game=game, ladder=link.ladder, challenge=link.challenge, match=link.match, number=link.number
+        )
+        link.recorded = True  # the cancelled game is never taken
+        link.save(update_fields=["recorded"])
+    if pairing.kind in ("challenge", "board", "fixture") and pairing.match is None:
+        pairing.row.game = game  # a series' games are its LeagueGame rows, above
+        pairing.row.save(update_fields=["game"])
+    pairing.game = game
+    if pairing.kind == "game":
+        pairing.key = str(game.pk)
+    return pairing.key
+
+
 # ---- deciding (owner and row locked) ---------------------------------------------------------------
 def _finish_series(pairing: Pairing, ranking: list, scores: dict | None, now: datetime) -> None:
     """A series decided by a report: the match ends with the reported standing and points."""

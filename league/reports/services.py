@@ -363,13 +363,22 @@ def table_game_finished(*, game_id, now: datetime | None = None) -> ResultReport
         stale.save(update_fields=["status", "decided_at"])
         _step(stale, target, Step.SUPERSEDED, actor=None, now=now, payload={"game": str(game.pk)})
     ranking, scores = game_ranking(game)
-    keeper = game.created_by
+    keeper = _keeper(game)
     seated = [keeper.pk] if keeper is not None and keeper.pk in target.players else []
     report = _new_report(target, ranking, scores or None, by=keeper, now=now, confirmed_by=seated, game=game)
     payload = {"ranking": ranking, "scores": report.scores, "game": str(game.pk)}
     _step(report, target, Step.REPORTED, actor=keeper, now=now, payload=payload)
     _finish(target)
     return report
+
+
+def _keeper(game: Game):
+    """Who kept the table game: the author of its last accepted line where the recorder keeps them
+    (``games.table``'s entries, reached by their related name), else its creator - the keeper of a
+    game started at the table, or the organiser of an event's pairing game."""
+    entries = getattr(game, "table_entries", None)
+    last = entries.filter(status="accepted").select_related("keeper").order_by("-pk").first() if entries else None
+    return last.keeper if last is not None else game.created_by
 
 
 def may_settle(pairing: Pairing, user) -> bool:

@@ -7,13 +7,22 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.db import transaction
 
 from games import services as game_services
 from games.models import Game
 from league import services
 from league.models import LadderEntry, LadderEvent, Match, ResultReport, ResultReportStep, TournamentBoard
 from league.reports import services as reports
-from league.reports.pairings import NOT_TAKEN, ONLINE_RESULT, TABLE_RESULT, game_route
+from league.reports.pairings import (
+    NOT_TAKEN,
+    ONLINE_RESULT,
+    TABLE_RESULT,
+    game_route,
+    pairing_game_replace,
+    pairing_get,
+    pairing_of_game,
+)
 from league.scoring import ladder as rules
 from league.seasons import services as season_services
 from league.seasons.models import Fixture
@@ -312,3 +321,39 @@ def test_the_deadline_sweeps_leave_a_reported_pairing_to_its_report(club_with, c
     assert reports.reports_sweep(now=clock.now) == 1  # 24 hours to confirm ran out
     challenge.refresh_from_db()
     assert challenge.status == "decided" and challenge.outcome == {"winner": middle.pk, "reason": "report"}
+
+
+def table_game_like(game: Game, keeper) -> Game:
+    """A table game with the seats of ``game`` (what ``games.table.table_game_for_pairing`` makes)."""
+    seats = [seat.user for seat in game.seats.order_by("index")]
+    table = game_services.game_create(
+        engine_slug=game.engine, config=game.config, seats=seats, created_by=keeper, consent=True
+    )
+    Game.objects.filter(pk=table.pk).update(source=Game.Source.TABLE)
+    return Game.objects.get(pk=table.pk)
+
+
+def test_a_fixture_moved_to_the_table_is_decided_by_its_table_game_once_confirmed(club_with, clock):
+    club, organiser, members = club_with(2)
+    league = season_services.league_create(club_id=club.pk, by=organiser, name="L", engine="nine-card", now=clock.now)
+    for member in members:
+        season_services.league_player_add(league_id=league.pk, by=organiser, user=member, now=clock.now)
+    season = season_services.season_start(league_id=league.pk, by=organiser, now=clock.now)
+    reports.reporting_set(owner="season", owner_id=season.pk, by=organiser, results="either")
+    fixture = Fixture.objects.get(season=season)
+    server_game = fixture.game
+    table = table_game_like(server_game, organiser)
+    with transaction.atomic():
+        assert pairing_game_replace(pairing_get("fixture", fixture.pk, lock=True), table) == str(fixture.pk)
+    fixture.refresh_from_db()
+    assert fixture.game_id == table.pk and pairing_of_game(table.pk) == ("fixture", str(fixture.pk))
+    finish_at_table(table, organiser, fixture.away)
+    assert game_route(table.pk) == TABLE_RESULT
+    report = reports.table_game_finished(game_id=table.pk, now=clock.now)
+    assert report.reported_by == organiser and report.ranking == [[fixture.home_id], [fixture.away_id]]
+    fixture.refresh_from_db()
+    assert fixture.result == ""  # waits for the players
+    reports.result_confirm(kind="fixture", pairing=fixture.pk, by=fixture.home, now=clock.now)
+    reports.result_confirm(kind="fixture", pairing=fixture.pk, by=fixture.away, now=clock.now)
+    fixture.refresh_from_db()
+    assert (fixture.result, fixture.method) == ("home", "played")  # the played game's own path
