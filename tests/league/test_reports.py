@@ -5,6 +5,7 @@ game is its keeper's report; an online game is never overridden."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
@@ -357,3 +358,77 @@ def test_a_fixture_moved_to_the_table_is_decided_by_its_table_game_once_confirme
     reports.result_confirm(kind="fixture", pairing=fixture.pk, by=fixture.away, now=clock.now)
     fixture.refresh_from_db()
     assert (fixture.result, fixture.method) == ("home", "played")  # the played game's own path
+
+
+def test_a_table_games_finish_reaches_the_league_as_a_report_through_the_signal(
+    club_with, clock, django_capture_on_commit_callbacks
+):
+    """The resign commits; on commit game_finished fires (eager Celery) and the league's receiver
+    sends a table game to the report, not to the decision."""
+    from kifu.celery import app as celery_app
+
+    ladder, organiser, (top, middle, bottom) = challenge_ladder(club_with, clock)
+    challenge = services.challenge_create(ladder_id=ladder.pk, by=bottom, defender=middle, now=clock.now)
+    services.challenge_accept(challenge_id=challenge.pk, by=middle, now=clock.now)
+    challenge.refresh_from_db()
+    table = table_game_like(challenge.game, organiser)
+    with transaction.atomic():
+        pairing_game_replace(pairing_get("challenge", challenge.pk, lock=True), table)
+    celery_app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            game_services.move_submit(game_id=table.pk, user=middle, move={"type": "resign"}, idempotency_key="t")
+    finally:
+        celery_app.conf.task_always_eager = False
+    report = ResultReport.objects.get(game=table)
+    assert report.status == "pending" and report.kind == "challenge" and report.pairing == str(challenge.pk)
+    challenge.refresh_from_db()
+    assert challenge.status == "accepted" and challenge.game_id == table.pk
+
+
+def test_beat_and_the_embedded_timer_both_run_the_report_sweep(club_with, clock, settings):
+    from django.utils import timezone
+
+    from games import scheduler
+    from kifu.celery import app as celery_app
+
+    celery_app.loader.import_default_modules()
+    assert "league.reports.tasks.reports_sweep" in celery_app.tasks
+    schedule = settings.CELERY_BEAT_SCHEDULE["league-report-confirmations"]
+    assert schedule["task"] == "league.reports.tasks.reports_sweep"
+    ladder, organiser, (top, middle, bottom) = challenge_ladder(club_with, clock, report_confirm_hours=1)
+    challenge = services.challenge_create(ladder_id=ladder.pk, by=bottom, defender=middle, now=clock.now)
+    two_hours_ago = timezone.now() - timedelta(hours=2)
+    reports.result_report(
+        kind="challenge", pairing=str(challenge.pk), by=bottom, ranking=[[middle.pk], [bottom.pk]], now=two_hours_ago
+    )
+    settings.KIFU_EMBEDDED_PERIODIC = [entry for entry in settings.KIFU_EMBEDDED_PERIODIC if "reports" in entry[0]]
+    assert settings.KIFU_EMBEDDED_PERIODIC == [("league.reports.tasks.reports_sweep", 60.0)]
+    scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
+    challenge.refresh_from_db()
+    assert challenge.status == "decided" and challenge.outcome == {"winner": middle.pk, "reason": "report"}
+
+
+def test_every_other_player_of_a_multiplayer_board_confirms(club_with, clock):
+    club, organiser, members = club_with(3)
+    tournament = lifecycle.tournament_create(
+        club_id=club.pk, by=organiser, name="Three", engine="twenty-two", format="multi_swiss", rounds=1,
+        now=clock.now, settings={**TABLE, "seats": {"preferred": 3, "min": 3, "max": 3}},
+    )  # fmt: skip
+    for member in members:
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=member, now=clock.now)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser, now=clock.now)
+    board = TournamentBoard.objects.get(tournament=tournament, round=1)
+    a, b, c = board.seat_ids
+    ranking = [[b], [a, c]]  # a tie for second
+    penalty = {a: 31.0, b: 12.0, c: 31.0}
+    by = {user.pk: user for user in members}
+    reports.result_report(kind="board", pairing=board.pk, by=by[a], ranking=ranking, scores=penalty, now=clock.now)
+    reports.result_confirm(kind="board", pairing=board.pk, by=by[b], now=clock.now)
+    board.refresh_from_db()
+    assert not board.is_done  # c has not confirmed
+    refused("already_confirmed", lambda: reports.result_confirm(kind="board", pairing=board.pk, by=by[b]))
+    reports.result_confirm(kind="board", pairing=board.pk, by=by[c], now=clock.now)
+    board.refresh_from_db()
+    assert board.is_done and board.placements == ranking
+    assert board.game_scores == {str(pk): value for pk, value in penalty.items()}
