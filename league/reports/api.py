@@ -24,7 +24,7 @@ KIND = OpenApiParameter(
     "fixture (season)",
 )  # fmt: skip
 PK = OpenApiParameter(
-    "pk", str, OpenApiParameter.PATH, description="The pairing's id (a UUID, or a board's or fixture's number id)."
+    "id", str, OpenApiParameter.PATH, description="The pairing's id (a UUID, or a board's or fixture's number id)."
 )
 KEY_HEADER = OpenApiParameter(
     "Idempotency-Key", str, OpenApiParameter.HEADER, required=False, description="Alternative to the body field."

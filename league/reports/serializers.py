@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from kifu.http.openapi import declared
+
 from ..scoring import reports as rules
 
 KEY_HELP = "Sending the same step again with the same key does nothing twice (the Idempotency-Key header works too)."
@@ -87,9 +89,19 @@ class ReportingSerializer(serializers.Serializer):
     report_confirm_hours = serializers.FloatField(help_text="An unconfirmed report counts as confirmed after this.")
 
 
+ModeField = declared(serializers.CharField, {"type": "string", "enum": list(rules.MODES)}, "ModeField")
+HoursField = declared(
+    serializers.FloatField,
+    {"type": "number", "exclusiveMinimum": True, "minimum": 0, "maximum": rules.MAX_CONFIRM_HOURS},
+    "HoursField",
+)
+
+
 class ReportingInSerializer(serializers.Serializer):
-    results = serializers.CharField(required=False, help_text="online, table or either")
-    report_confirm_hours = serializers.FloatField(required=False)
+    """Checked by the service (``invalid_results_mode``, ``invalid_confirm_hours``)."""
+
+    results = ModeField(required=False, help_text="online, table or either")
+    report_confirm_hours = HoursField(required=False, help_text="Hours, above 0 and at most 2160 (90 days).")
 
 
 class PairingSerializer(serializers.Serializer):

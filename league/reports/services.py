@@ -291,7 +291,7 @@ def result_settle(
             "this report is a table game's record: settle it as recorded, or correct it after it is decided",
         )
     if report is None and ranking is None:
-        raise ServiceError("ranking_required", "no result is reported: send the ranking to enter")
+        raise ServiceError("ranking_required", "no result is reported: send the ranking to enter", status=409)
     if ranking is not None:
         ranking, scores = _checked(target, ranking, scores)
     if report is None:

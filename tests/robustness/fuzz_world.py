@@ -124,13 +124,15 @@ class World:
         """Real values for the path parameters of the operation at ``path`` (an OpenAPI template)."""
         resource = path.split("/")[2]
         found: dict = {}
-        if "{id}" in path:
+        if "{id}" in path and resource != "pairings":
             if resource == "games":
                 finished = any(word in path for word in ("record", "verification", "checkpoint", "events"))
                 found["id"] = self.finished_game if finished else self.game
             else:
                 singular = {"seasons": "season", "fixtures": "fixture", "matches": "match", "lobby": "seek"}
                 found["id"] = getattr(self, singular.get(resource, resource[:-1]))
+        if resource == "pairings":  # a pairing's result (issue 17): the world's ladder challenge
+            found["kind"], found["id"] = "challenge", str(self.challenge)
         if "{slug}" in path:
             found["slug"] = "nine-card" if resource == "engines" else self.club
         if "{username}" in path:
