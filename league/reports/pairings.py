@@ -239,21 +239,30 @@ ONLINE_RESULT, TABLE_RESULT, NOT_TAKEN = "online", "table", "not taken"
 
 
 def game_route(game_id) -> str | None:
-    """Where a finished game's result goes: None for a game of no pairing; ``TABLE_RESULT`` for a
-    table game (its keeper's report, ``services.table_game_finished``); ``NOT_TAKEN`` for a game on
-    the server of a pairing decided at the table only; else ``ONLINE_RESULT`` (decided at once, as
-    always)."""
-    link = pairing_of_game(game_id)
-    if link is None:
-        return None
+    """Where a finished game's result goes (the receivers ask, for a game the league or an event
+    linked): ``TABLE_RESULT`` for a table game (its keeper's report,
+    ``services.table_game_finished``); ``NOT_TAKEN`` for a game on the server of a pairing decided
+    at the table only; else ``ONLINE_RESULT`` (decided at once, as always). Two or three indexed
+    reads: it runs after every finished game of an event."""
     source = Game.objects.filter(pk=game_id).values_list("source", flat=True).first()
+    if source is None:
+        return None
     if source == Game.Source.TABLE:
         return TABLE_RESULT
-    try:
-        mode = pairing_get(*link).mode
-    except ServiceError:  # a bye, or a pairing gone: nothing of ours
-        return ONLINE_RESULT
-    return NOT_TAKEN if mode == rules.TABLE else ONLINE_RESULT
+    return NOT_TAKEN if _owner_settings(game_id).get("results") == rules.TABLE else ONLINE_RESULT
+
+
+def _owner_settings(game_id) -> dict:
+    """The settings of the ladder, tournament or season whose pairing plays ``game_id``."""
+    link = LeagueGame.objects.filter(game_id=game_id).values(
+        "ladder__settings", "match__tournament_board__tournament__settings"
+    )
+    for row in link[:1]:
+        return row["match__tournament_board__tournament__settings"] or row["ladder__settings"] or {}
+    board = TournamentBoard.objects.filter(game_id=game_id).values_list("tournament__settings", flat=True).first()
+    if board is not None:
+        return board
+    return Fixture.objects.filter(game_id=game_id).values_list("season__rules", flat=True).first() or {}
 
 
 # ---- a pairing moved to the table -----------------------------------------------------------------

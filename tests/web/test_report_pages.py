@@ -107,3 +107,18 @@ def test_a_fixture_links_its_report_page_and_an_unknown_pairing_is_404(club):
     assert "reports_not_allowed" in answer.content.decode()
     for kind, pk in (("fixture", "999999"), ("duel", "1"), ("challenge", "not-a-uuid")):
         assert client_of(aki).get(f"/pairings/{kind}/{pk}/report").status_code == 404
+
+
+def test_a_rating_ladder_links_its_unrated_games_to_their_report_pages(club):
+    club_, organiser, (aki, ben, cho, dai) = club
+    rating = services.ladder_create(club_id=club_.pk, by=organiser, engine="nine-card", kind="rating", settings=TABLE)
+    for member in (aki, ben):
+        services.ladder_join(ladder_id=rating.pk, by=member)
+    link = services.rated_game_create(ladder_id=rating.pk, by=aki, players=[aki, ben])
+    url = reverse("web:pairing-report", kwargs={"kind": "game", "pk": link.game_id})
+    page = client_of(cho).get(f"/ladders/{rating.pk}/").content.decode()
+    assert 'id="rated-open"' in page and f'href="{url}"' in page
+    client_of(aki).post(url, {"step": "report", "place-aki": "1", "place-ben": "1", "idempotency_key": "x"})
+    client_of(ben).post(url, {"step": "confirm", "idempotency_key": "y"})
+    assert 'id="rated-open"' not in client_of(cho).get(f"/ladders/{rating.pk}/").content.decode()
+    assert LadderEntry.objects.get(ladder=rating, user=aki).drawn == 1
