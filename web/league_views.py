@@ -127,6 +127,7 @@ def ladder_page(request, pk):
         "ladder": ladder,
         "entries": entries,
         "member": services.is_member(ladder.club, viewer),
+        "organiser": services.is_organiser(ladder.club, viewer),
         "on_ladder": viewer is not None and any(entry.user_id == viewer.pk for entry in entries),
     }
     if ladder.kind == "challenge":

@@ -154,3 +154,26 @@ def _post(request, kind, pk):
         words = REFUSALS.get(error.code)
         messages.error(request, f"{error.code}: {words() if words else error.message}")
     return redirect(here)
+
+
+@login_required
+@require_POST
+def reporting_set(request, owner, pk):
+    """An organiser sets how the pairings of a ladder, tournament or season may be decided."""
+    if owner not in services.OWNERS:
+        return render(request, "web/not_found.html", status=404)
+    hours = request.POST.get("report_confirm_hours", "").strip()
+    try:
+        try:
+            hours = float(hours) if hours else None
+        except ValueError:
+            raise ServiceError("invalid_confirm_hours", "the hours must be a number") from None
+        services.reporting_set(
+            owner=owner, owner_id=pk, by=request.user, results=request.POST.get("results") or None, confirm_hours=hours
+        )
+    except ServiceError as error:
+        words = REFUSALS.get(error.code)
+        messages.error(request, f"{error.code}: {words() if words else error.message}")
+    else:
+        messages.success(request, _("Saved: how results are decided."))
+    return redirect(f"web:{owner}", pk=pk)

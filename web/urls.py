@@ -58,6 +58,7 @@ urlpatterns = [
     path("seasons/<int:pk>/<str:action>", season_views.season_action, name="season-action"),
     # reported results (issue 17): the printed result slips' QR codes open this page
     path("pairings/<str:kind>/<str:pk>/report", report_views.pairing_report, name="pairing-report"),
+    path("reporting/<str:owner>/<int:pk>", report_views.reporting_set, name="reporting-set"),
     path("accounts/login/", login.LoginView.as_view(), name="login"),  # throttled (web/login.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),

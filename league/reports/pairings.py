@@ -154,7 +154,7 @@ def pairing_get(kind: str, key, *, lock: bool = False) -> Pairing:
             return pairing_get("board", owner["tournament_board__pk"], lock=lock)
     if kind in ("challenge", "game", "match") and not _uuid_like(key):
         raise _missing(kind)
-    if kind in ("board", "fixture") and not key.isdigit():
+    if kind in ("board", "fixture") and not (key.isdigit() and len(key) <= 18):  # an id fits a bigint
         raise _missing(kind)
     row = _fetch(kind, key, lock=lock)
     return _build(kind, key, row)

@@ -105,7 +105,7 @@ def test_a_fixture_links_its_report_page_and_an_unknown_pairing_is_404(club):
     assert "Decided by a game on the server only." in page and 'id="report-form"' not in page
     answer = client_of(aki).post(url, {"step": "report", "place-aki": "1", "place-ben": "2"}, follow=True)
     assert "reports_not_allowed" in answer.content.decode()
-    for kind, pk in (("fixture", "999999"), ("duel", "1"), ("challenge", "not-a-uuid")):
+    for kind, pk in (("fixture", "999999"), ("board", "9" * 30), ("duel", "1"), ("challenge", "not-a-uuid")):
         assert client_of(aki).get(f"/pairings/{kind}/{pk}/report").status_code == 404
 
 
@@ -122,3 +122,29 @@ def test_a_rating_ladder_links_its_unrated_games_to_their_report_pages(club):
     client_of(ben).post(url, {"step": "confirm", "idempotency_key": "y"})
     assert 'id="rated-open"' not in client_of(cho).get(f"/ladders/{rating.pk}/").content.decode()
     assert LadderEntry.objects.get(ladder=rating, user=aki).drawn == 1
+
+
+def test_an_organiser_sets_how_results_are_decided_on_each_page(club):
+    club_, organiser, (aki, ben, cho, dai) = club
+    ladder = services.ladder_create(club_id=club_.pk, by=organiser, engine="nine-card")
+    tournament = lifecycle.tournament_create(
+        club_id=club_.pk, by=organiser, name="Cup", engine="nine-card", format="swiss", rounds=2
+    )
+    league = season_services.league_create(club_id=club_.pk, by=organiser, name="L", engine="nine-card")
+    for member in (aki, ben):
+        season_services.league_player_add(league_id=league.pk, by=organiser, user=member)
+    season = season_services.season_start(league_id=league.pk, by=organiser)
+    for owner, obj in (("ladder", ladder), ("tournament", tournament), ("season", season)):
+        page = f"/{owner}s/{obj.pk}/"
+        assert 'id="reporting"' in client_of(organiser).get(page).content.decode()
+        assert 'id="reporting"' not in client_of(aki).get(page).content.decode()
+        url = reverse("web:reporting-set", kwargs={"owner": owner, "pk": obj.pk})
+        refused = client_of(aki).post(url, {"results": "table"}, follow=True).content.decode()
+        assert "not_organiser" in refused
+        bad = client_of(organiser).post(url, {"results": "table", "report_confirm_hours": "soon"}, follow=True)
+        assert "invalid_confirm_hours" in bad.content.decode()
+        client_of(organiser).post(url, {"results": "table", "report_confirm_hours": "12"})
+        obj.refresh_from_db()
+        stored = obj.rules if owner == "season" else obj.settings
+        assert (stored["results"], stored["report_confirm_hours"]) == ("table", 12.0)
+    assert client_of(organiser).post("/reporting/club/1", {"results": "table"}).status_code == 404
