@@ -152,10 +152,14 @@ def pairing_get(kind: str, key, *, lock: bool = False) -> Pairing:
             return pairing_get("challenge", owner["challenge__pk"], lock=lock)
         if owner and owner["tournament_board__pk"]:
             return pairing_get("board", owner["tournament_board__pk"], lock=lock)
-    if kind in ("challenge", "game", "match") and not _uuid_like(key):
+    if kind in ("challenge", "game", "match"):
+        if not _uuid_like(key):
+            raise _missing(kind)
+        key = str(uuid.UUID(key))  # one spelling: reports and idempotency keys are found by it
+    elif not (key.isdigit() and len(key) <= 18):  # a board's or fixture's id fits a bigint
         raise _missing(kind)
-    if kind in ("board", "fixture") and not (key.isdigit() and len(key) <= 18):  # an id fits a bigint
-        raise _missing(kind)
+    else:
+        key = str(int(key))
     row = _fetch(kind, key, lock=lock)
     return _build(kind, key, row)
 

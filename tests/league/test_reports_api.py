@@ -46,6 +46,9 @@ def test_report_confirm_by_api_with_idempotency_and_my_waiting_list(club_with, c
         answer = api(ben).post(f"{base}/report", body, format="json", HTTP_IDEMPOTENCY_KEY="slip-7")
         assert answer.status_code == 200, answer.json()
     assert ResultReport.objects.count() == 1
+    shouted = f"/api/pairings/challenge/{str(challenge.pk).upper()}/report"  # the same pairing, spelt otherwise
+    again = api(ben).post(shouted, body, format="json", HTTP_IDEMPOTENCY_KEY="slip-7")
+    assert again.status_code == 200 and ResultReport.objects.count() == 1
     shown = answer.json()["open_report"]
     assert shown["ranking"] == [[ben.username], [aki.username]]
     assert shown["scores"] == {ben.username: 5.0, aki.username: 4.0}
