@@ -164,7 +164,8 @@ def test_an_organiser_starts_a_season_and_reads_its_tables(stack, browser, shots
             break
         page.wait_for_timeout(500)
     expect(row).to_contain_text("1–0")
-    expect(row.locator("a")).to_have_attribute("href", f"/games/{first['game']}/replay")
+    expect(row.locator("a:not(.report-link)")).to_have_attribute("href", f"/games/{first['game']}/replay")
+    expect(row.locator("a.report-link")).to_have_attribute("href", f"/pairings/fixture/{first['id']}/report")
     shots(page, "season-after-one-result")
     assert page.js_errors == []
 
