@@ -51,6 +51,9 @@ urlpatterns = [
     path("ladders/<int:pk>/reporting", api_reports.LadderReportingView.as_view(), name="ladder-reporting"),
     path("tournaments/<int:pk>/reporting", api_reports.TournamentReportingView.as_view(), name="tournament-reporting"),
     path("seasons/<int:pk>/reporting", api_reports.SeasonReportingView.as_view(), name="season-reporting"),
+    path("ladders/<int:pk>/reports", api_reports.LadderReportsView.as_view(), name="ladder-reports"),
+    path("tournaments/<int:pk>/reports", api_reports.TournamentReportsView.as_view(), name="tournament-reports"),
+    path("seasons/<int:pk>/reports", api_reports.SeasonReportsView.as_view(), name="season-reports"),
     # tournaments (issue 8)
     path("clubs/<slug:slug>/tournaments", api_tournaments.ClubTournamentListView.as_view(), name="club-tournaments"),
     path("tournaments/<int:pk>", api_tournaments.TournamentDetailView.as_view(), name="tournament-detail"),

@@ -159,6 +159,33 @@ class MyReportsView(APIView):
         return Response(s.ResultReportSerializer([selectors.report_dict(r) for r in reports], many=True).data)
 
 
+class OwnerReportsView(APIView):
+    """The log of reported results of a ladder's, tournament's or season's pairings."""
+
+    owner = ""
+
+    @extend_schema(responses={200: s.ResultReportSerializer(many=True), **ERRORS}, tags=["results"])
+    def get(self, request, pk: int):
+        """Every report of its pairings, newest first, each with its steps (who and when)."""
+        services.reporting_get(owner=self.owner, owner_id=pk)  # 404 for no such owner
+        reports = selectors.owner_reports(owner=self.owner, owner_id=pk)
+        if reports and not pairing_visible(pairing_get(reports[0].kind, reports[0].pairing), request.user):
+            raise ApiError("not_found", f"no such {self.owner}", 404)
+        return Response(s.ResultReportSerializer([selectors.report_dict(r) for r in reports], many=True).data)
+
+
+class LadderReportsView(OwnerReportsView):
+    owner = "ladder"
+
+
+class TournamentReportsView(OwnerReportsView):
+    owner = "tournament"
+
+
+class SeasonReportsView(OwnerReportsView):
+    owner = "season"
+
+
 class ReportingView(APIView):
     """How the pairings of a ladder, tournament or season may be decided."""
 

@@ -110,3 +110,29 @@ def test_a_mature_games_pairing_is_shown_only_with_consent(club_with, clock):
     assert api(ann).get(f"/api/pairings/board/{board.pk}").status_code == 200
     for viewer in (cy, None):
         assert api(viewer).get(f"/api/pairings/board/{board.pk}").json()["code"] == "not_found"
+
+
+def test_a_tournaments_log_of_reported_results(club_with, clock):
+    from league.models import TournamentBoard
+    from league.tournaments import lifecycle
+
+    club, organiser, (aki, ben) = club_with(2)
+    tournament = lifecycle.tournament_create(
+        club_id=club.pk, by=organiser, name="Cup", engine="nine-card", format="round_robin",
+        settings={"results": "table"},
+    )  # fmt: skip
+    for player in (aki, ben):
+        lifecycle.tournament_enter(tournament_id=tournament.pk, by=player)
+    lifecycle.tournament_start(tournament_id=tournament.pk, by=organiser)
+    board = TournamentBoard.objects.get(tournament=tournament)
+    assert api().get(f"/api/tournaments/{tournament.pk}/reports").json() == []
+    base = f"/api/pairings/board/{board.pk}"
+    api(aki).post(f"{base}/report", {"ranking": [[aki.username], [ben.username]]}, format="json")
+    api(ben).post(f"{base}/confirm", {}, format="json")
+    (report,) = api().get(f"/api/tournaments/{tournament.pk}/reports").json()
+    assert report["status"] == "confirmed" and report["pairing"] == str(board.pk)
+    assert [(step["kind"], step["actor"]) for step in report["steps"]] == [
+        ("reported", aki.username),
+        ("confirmed", ben.username),
+    ]
+    assert api().get("/api/tournaments/999999/reports").json()["code"] == "not_found"
