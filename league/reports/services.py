@@ -96,6 +96,17 @@ def _player_step(kind: str, pairing, by, key: str, step: str) -> tuple[Pairing, 
     return target, _repeat(target, by, key, step)
 
 
+def _require_no_online_play(pairing: Pairing) -> None:
+    """Unless the pairing is decided at the table only, a game begun on the server decides it: no
+    report or organiser's entry overrides it (a decided result is corrected by the corrections)."""
+    if pairing.mode != rules.TABLE and pairing.online_game_played():
+        raise ServiceError(
+            "online_game_in_play",
+            "this pairing's game is being played on the server; its result decides the pairing, not a report",
+            status=409,
+        )
+
+
 def _require_undecided(pairing: Pairing) -> None:
     if pairing.decided:
         raise ServiceError(
@@ -169,12 +180,7 @@ def result_report(
             status=409,
         )
     _require_undecided(target)
-    if target.mode == rules.EITHER and target.online_game_played():
-        raise ServiceError(
-            "online_game_in_play",
-            "this pairing's game is being played on the server; its result decides the pairing, not a report",
-            status=409,
-        )
+    _require_no_online_play(target)
     if _open_report(target) is not None:
         raise ServiceError(
             "report_open",
@@ -284,6 +290,8 @@ def result_settle(
     report = _open_report(target)
     step = Step.SETTLED if report is not None else Step.ENTERED
     _require_undecided(target)
+    if report is None or not report.game_id:
+        _require_no_online_play(target)
     reason = _reason(reason)
     if report is not None and report.game_id and ranking is not None:
         raise ServiceError(

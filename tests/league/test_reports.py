@@ -136,6 +136,11 @@ def test_online_only_refuses_reports_and_either_refuses_them_once_the_game_is_pl
     game_services.game_advance(game_id=challenge.game_id)
     assert game_route(challenge.game_id) == ONLINE_RESULT
     refused("online_game_in_play", report, 409)
+
+    def enter():
+        reports.result_settle(kind="challenge", pairing=key, by=organiser, ranking=[[bottom.pk], [middle.pk]])
+
+    refused("online_game_in_play", enter, 409)  # an organiser does not override it either
     services.league_game_finished(game_id=challenge.game_id, now=clock.now)  # the server's result decides
     refused(
         "pairing_decided",
