@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from .test_accessibility import axe_violations
 from .test_browser import browser, log_in, new_page, shots  # noqa: F401 - fixtures used by name
 from .test_league_browser import club_of, ok
 
@@ -41,6 +42,7 @@ def test_a_nine_card_challenge_reported_at_the_table_and_confirmed_moves_the_lad
     page.fill(f"#score-{bottom.name}", "5")
     page.fill(f"#score-{middle.name}", "4")
     fits(page)
+    assert axe_violations(page) == []
     shots(page, "report-filled-in")
     page.click("#report")
     expect(page.locator("#messages")).to_contain_text("Result reported")
@@ -54,6 +56,7 @@ def test_a_nine_card_challenge_reported_at_the_table_and_confirmed_moves_the_lad
     other.click("#waiting-reports a")
     expect(other.locator("#open-report .ranking")).to_contain_text(bottom.name)
     fits(other)
+    assert axe_violations(other) == []
     shots(other, "report-to-confirm")
     other.click("#confirm")
     expect(other.locator("#messages")).to_contain_text("You confirmed the result.")
@@ -109,6 +112,7 @@ def test_a_disputed_tournament_result_is_settled_by_the_organiser(stack, browser
     referee.select_option(f"#place-{second}", "1")
     referee.fill("#settle-reason", "score sheet")
     fits(referee)
+    assert axe_violations(referee) == []
     shots(referee, "report-settle-ja")
     referee.click("#settle")
     expect(referee.locator("#pairing-status")).to_have_attribute("data-decided", "true")
