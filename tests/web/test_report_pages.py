@@ -4,6 +4,7 @@ an organiser settles; links from the ladder, tournament and season pages; Japane
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from league import services
@@ -43,8 +44,10 @@ def test_a_challenge_reported_on_the_page_and_confirmed_by_the_defender(club):
     url = reverse("web:pairing-report", kwargs={"kind": "challenge", "pk": challenge.pk})
     ladder_page = client_of(ben).get(f"/ladders/{ladder.pk}/").content.decode()
     assert f'href="{url}"' in ladder_page
+    anonymous = Client().get(url).content.decode()  # a result slip's QR code scanned before logging in
+    assert f'href="/accounts/login/?next={url}"' in anonymous and 'id="report-form"' not in anonymous
     page = client_of(ben).get(url).content.decode()
-    assert 'id="report-form"' in page and 'id="settle-form"' not in page
+    assert 'id="report-form"' in page and 'id="settle-form"' not in page and "log-in-to-report" not in page
     assert 'id="report-form"' not in client_of(cho).get(url).content.decode()  # not a player of it
     form = {"step": "report", "idempotency_key": "slip-1", "place-ben": "1", "place-aki": "2"}
     answer = client_of(ben).post(url, {**form, "score-ben": "3", "score-aki": "nope"}, follow=True)
