@@ -22,6 +22,8 @@ from .models import (
     Membership,
     PlayerProfile,
     RatingPoint,
+    ResultReport,
+    ResultReportStep,
     Tournament,
     TournamentBoard,
     TournamentEntry,
@@ -379,3 +381,47 @@ class TournamentBoardAdmin(OrganiserScoped, admin.ModelAdmin):
     readonly = True
     list_display = ("tournament", "round", "number", "bracket_match", "players", "decided_by", "finished_at")
     list_filter = ("decided_by",)
+
+
+class ResultReportStepInline(admin.TabularInline):
+    model = ResultReportStep
+    fields = ("seq", "kind", "actor", "at", "payload")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ResultReport)
+class ResultReportAdmin(OrganiserScoped, admin.ModelAdmin):
+    """Reported results (``league.reports``), read-only: they change through the pairing's report
+    page or POST /api/pairings/<kind>/<id>/settle. A report belongs to a ladder, a tournament or a
+    season, so its club is found through whichever it has."""
+
+    readonly = True
+    list_display = ("kind", "pairing", "status", "reported_by", "reported_at", "confirm_by", "decided_at")
+    list_filter = ("status", "kind")
+    inlines = [ResultReportStepInline]
+
+    def get_queryset(self, request):
+        queryset = admin.ModelAdmin.get_queryset(self, request)
+        clubs = self._club_ids(request)
+        if clubs is None:
+            return queryset
+        return queryset.filter(
+            Q(ladder__club__in=clubs) | Q(tournament__club__in=clubs) | Q(season__league__club__in=clubs)
+        )
+
+    def _allowed(self, request, obj=None) -> bool:
+        clubs = self._club_ids(request)
+        if clubs is None or (clubs and obj is None):
+            return True
+        if obj is None:
+            return False
+        owner = obj.ladder or obj.tournament
+        return (owner.club_id if owner is not None else obj.season.league.club_id) in clubs

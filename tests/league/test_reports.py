@@ -437,3 +437,22 @@ def test_every_other_player_of_a_multiplayer_board_confirms(club_with, clock):
     board.refresh_from_db()
     assert board.is_done and board.placements == ranking
     assert board.game_scores == {str(pk): value for pk, value in penalty.items()}
+
+
+def test_organisers_read_their_clubs_reports_in_the_admin(club_with, make_user, clock):
+    from django.test import Client
+
+    ladder, organiser, (top, middle, bottom) = challenge_ladder(club_with, clock)
+    challenge = services.challenge_create(ladder_id=ladder.pk, by=bottom, defender=middle, now=clock.now)
+    report = reports.result_report(
+        kind="challenge", pairing=str(challenge.pk), by=bottom, ranking=[[bottom.pk], [middle.pk]], now=clock.now
+    )
+    rival = make_user("rival")
+    services.club_create(name="Other Club", slug="other", by=rival, now=clock.now)
+    mine, theirs = Client(), Client()
+    mine.force_login(organiser)
+    theirs.force_login(rival)
+    assert str(challenge.pk) in mine.get("/admin/league/resultreport/").text
+    assert mine.get(f"/admin/league/resultreport/{report.pk}/change/").status_code == 200
+    assert str(challenge.pk) not in theirs.get("/admin/league/resultreport/").text
+    assert theirs.get(f"/admin/league/resultreport/{report.pk}/change/").status_code in (302, 403, 404)
