@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import checkpoints, invitations, moderation, views
+from . import checkpoints, invitations, moderation, table, views
 
 app_name = "api"
 
@@ -36,5 +36,9 @@ urlpatterns = [
     path("games/<uuid:pk>/events/<int:seq>/report", moderation.ContributionReportView.as_view(), name="event-report"),
     path("games/<uuid:pk>/events/<int:seq>/hide", moderation.ContributionHideView.as_view(), name="event-hide"),
     path("games/<uuid:pk>/reports", moderation.ContributionReportListView.as_view(), name="game-reports"),
+    # the table recorder (issue 17)
+    path("table-games", table.TableGameCreateView.as_view(), name="table-game-create"),
+    path("table-games/<uuid:pk>", table.TableSheetView.as_view(), name="table-sheet"),
+    path("table-games/<uuid:pk>/entries", table.TableEntryView.as_view(), name="table-entries"),
     path("", include("api.stream_urls")),
 ]

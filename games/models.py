@@ -292,3 +292,38 @@ class CheckpointLeaf(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} at {self.head_seq} in checkpoint {self.checkpoint_id}"
+
+
+# ---- the table recorder (games/table.py does the writes; issue 17) -------------------------------
+class TableEntry(models.Model):
+    """One line a keeper typed into a table game (``Game.Source.TABLE``): a chance outcome, a move or
+    a system event, as sent, with the verdict the engine gave it at once.
+
+    The idempotency key plays the part it plays for a ``Submission``: the same key (per game and
+    keeper) always answers the first verdict, so entries typed offline and sent again after a lost
+    answer are stored once. A rejected entry leaves no event. Never updated or deleted."""
+
+    class Status(models.TextChoices):
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    id = models.BigAutoField(primary_key=True)
+    game = models.ForeignKey(Game, related_name="table_entries", on_delete=models.CASCADE)
+    keeper = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    idempotency_key = models.CharField(max_length=100)
+    payload = models.JSONField(help_text="The entry as sent: kind, seat, data (and the seq it was typed for).")
+    status = models.CharField(max_length=10, choices=Status.choices)
+    code = models.CharField(max_length=60, blank=True)
+    message = models.TextField(blank=True)
+    event_seq = models.PositiveIntegerField(null=True, blank=True)
+    received_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "keeper", "idempotency_key"], name="table_entry_idempotency"),
+        ]
+        triggers = [pgtrigger.Protect(name="table_entry_append_only", operation=pgtrigger.Update | pgtrigger.Delete)]
+
+    def __str__(self) -> str:
+        return f"table entry {self.pk} of {self.game_id} ({self.status})"
