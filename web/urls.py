@@ -12,6 +12,7 @@ from . import (
     report_views,
     rules_views,
     season_views,
+    table_views,
     tournament_views,
     views,
 )
@@ -37,6 +38,9 @@ urlpatterns = [
     path("lobby/quick", lobby_views.quick, name="lobby-quick"),
     path("lobby/seeks/<uuid:pk>/<str:step>", lobby_views.seek_step, name="lobby-step"),
     path("games/<uuid:pk>/rematch", lobby_views.rematch, name="rematch"),
+    # the table recorder (web/table_views.py)
+    path("table/new", table_views.table_new, name="table-new"),
+    path("games/<uuid:pk>/table", table_views.table_page, name="table"),
     # league pages (web/league_views.py)
     path("clubs/", league_views.club_list, name="clubs"),
     path("clubs/<slug:slug>/", league_views.club_page, name="club"),

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST, require_safe
 
-from games import selectors, services
+from games import selectors, services, table
 from games.errors import ServiceError
 
 from .describe import describe_event, katsu_results
@@ -74,7 +74,16 @@ def _game_context(request, game, **extra) -> dict:
     seat = selectors.seat_of(game=game, user=request.user)
     public = game.is_finished and selectors.game_sight(game=game, user=request.user).public
     invited = seat is not None and game.status == game.Status.OPEN and game.seats.get(index=seat).accepted_at is None
-    return {"game": game, "seat": seat, "names": seat_names(game), "public": public, "invited": invited, **extra}
+    keeper = game.source == game.Source.TABLE and table.may_keep(game=game, user=request.user)
+    return {
+        "game": game,
+        "seat": seat,
+        "names": seat_names(game),
+        "public": public,
+        "invited": invited,
+        "keeper": keeper,
+        **extra,
+    }
 
 
 # ---- creating and joining -----------------------------------------------------------------
