@@ -10,21 +10,55 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import table
+from games.meta import RECORD_TEXT
 from games.models import Game, TableEntry
 from games.records import MAX_SEAT_NAME
+from games.serializers import ConfigField, EngineSlugField
 from kifu.http.errors import ErrorSerializer, error_responses
+from kifu.http.openapi import NotBlankCharField, declared
 from kifu.http.params import validated
 
 from .views import load_game
 
 ERRORS = error_responses(400, 401, 403, 404, 409)
 
+# What a valid value is, said in the schema; the service keeps its own refusal and code.
+TableMetaField = declared(
+    serializers.JSONField,
+    {
+        "type": "object",
+        "properties": {key: {"type": "string", "maxLength": limit} for key, limit in RECORD_TEXT.items()},
+        "additionalProperties": False,
+    },
+    "TableMetaField",
+)
+TableEntryField = declared(
+    serializers.JSONField,
+    {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": list(table.ENTRY_KINDS)},
+            "seat": {"type": "integer", "minimum": 0, "nullable": True},
+            "data": {
+                "type": "object",
+                "properties": {"type": {"type": "string"}},
+                "required": ["type"],
+                "additionalProperties": True,
+            },
+            "seq": {"type": "integer", "minimum": 1},
+        },
+        "required": ["kind", "data"],
+        "additionalProperties": False,
+    },
+    "TableEntryField",
+)
+
 
 class TableGameCreateSerializer(serializers.Serializer):
-    engine = serializers.CharField(max_length=40, help_text="The game's slug (GET /api/engines).")
-    config = serializers.JSONField(required=False, default=dict, help_text="Config flags that differ from defaults.")
+    engine = EngineSlugField(help_text="The game's slug (GET /api/engines).")
+    config = ConfigField(required=False, default=dict, help_text="Config flags that differ from the defaults.")
     seats = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_SEAT_NAME),
+        child=NotBlankCharField(max_length=MAX_SEAT_NAME),
         min_length=1,
         max_length=16,
         help_text="The players' names, seat 0 first.",
@@ -32,11 +66,11 @@ class TableGameCreateSerializer(serializers.Serializer):
     keeper_seat = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, help_text="Your own seat, if you play in the game."
     )
-    meta = serializers.JSONField(required=False, default=dict, help_text="event, date, place, notes (text).")
+    meta = TableMetaField(required=False, default=dict, help_text="event, date, place, notes (text).")
 
 
-class EntryBodySerializer(serializers.Serializer):
-    entry = serializers.JSONField(
+class TableEntryBodySerializer(serializers.Serializer):
+    entry = TableEntryField(
         help_text='One line in the record\'s event shape: {"kind": "chance"|"move"|"system", "seat"?, "data", '
         '"seq"?}; seq, when given, is the line number it was typed for (409 seq_mismatch if the record moved on).'
     )
@@ -47,7 +81,7 @@ class EntryBodySerializer(serializers.Serializer):
     )
 
 
-class EntrySerializer(serializers.ModelSerializer):
+class TableEntrySerializer(serializers.ModelSerializer):
     entry = serializers.JSONField(source="payload")
 
     class Meta:
@@ -55,12 +89,12 @@ class EntrySerializer(serializers.ModelSerializer):
         fields = ["id", "entry", "idempotency_key", "status", "code", "message", "event_seq", "received_at"]
 
 
-class SheetSerializer(serializers.Serializer):
+class TableSheetSerializer(serializers.Serializer):
     """``games.table.table_sheet``."""
 
     game = serializers.UUIDField()
     engine = serializers.CharField()
-    status = serializers.ChoiceField(choices=Game.Status.choices)
+    status = serializers.CharField(help_text="open, running, finished or cancelled (as the game's status).")
     source = serializers.CharField()
     head_seq = serializers.IntegerField()
     next_seq = serializers.IntegerField(help_text="The seq the next line takes (send it as the entry's seq).")
@@ -71,16 +105,16 @@ class SheetSerializer(serializers.Serializer):
     outcome = serializers.DictField(allow_null=True)
 
 
-class EntryResultSerializer(serializers.Serializer):
-    entry = EntrySerializer()
-    sheet = SheetSerializer()
+class TableEntryResultSerializer(serializers.Serializer):
+    entry = TableEntrySerializer()
+    sheet = TableSheetSerializer()
 
 
 class TableGameCreateView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        request=TableGameCreateSerializer, responses={201: SheetSerializer, **ERRORS}, tags=["table recorder"]
+        request=TableGameCreateSerializer, responses={201: TableSheetSerializer, **ERRORS}, tags=["table recorder"]
     )
     def post(self, request):
         """Start recording a game played at a real table; you are its keeper."""
@@ -99,7 +133,7 @@ class TableGameCreateView(APIView):
 class TableSheetView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: SheetSerializer, **ERRORS}, tags=["table recorder"])
+    @extend_schema(responses={200: TableSheetSerializer, **ERRORS}, tags=["table recorder"])
     def get(self, request, pk):
         """The keeper's sheet: every seat's cards, the legal moves, the chance step due and its form."""
         game = load_game(pk, request.user)
@@ -110,13 +144,13 @@ class TableEntryView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        request=EntryBodySerializer,
+        request=TableEntryBodySerializer,
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."
             )
         ],
-        responses={200: EntryResultSerializer, 201: EntryResultSerializer, 422: ErrorSerializer, **ERRORS},
+        responses={200: TableEntryResultSerializer, 201: TableEntryResultSerializer, 422: ErrorSerializer, **ERRORS},
         tags=["table recorder"],
     )
     def post(self, request, pk):
@@ -124,12 +158,12 @@ class TableEntryView(APIView):
 
         The engine checks the line at once; a refused line leaves no event (its verdict is kept
         with the key, so a resend answers it again)."""
-        data = validated(EntryBodySerializer, request)
+        data = validated(TableEntryBodySerializer, request)
         key = data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
         load_game(pk, request.user)  # 404 for a game the caller may not see
         result = table.table_entry_submit(game_id=pk, keeper=request.user, entry=data["entry"], idempotency_key=key)
         entry = result.entry
-        body = EntrySerializer(entry).data
+        body = TableEntrySerializer(entry).data
         if entry.status == TableEntry.Status.REJECTED:
             return Response(
                 {"code": entry.code, "message": entry.message, "entry": body},

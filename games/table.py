@@ -45,7 +45,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .engines import get_engine
+from .engines import cards, get_engine
 from .engines.base import Engine, RuleError
 from .engines.chance import ChanceStream
 from .errors import ServiceError, not_found
@@ -338,9 +338,19 @@ def chance_form(engine: Engine, game: Game, state) -> dict | None:
         "step": step,
         "example": example,
         "fields": fields,
-        "pool": sorted(cards_in.elements(), key=str),
+        "pool": sorted(cards_in.elements(), key=pack_order),
         "completable": list(completable),
     }
+
+
+def pack_order(card_id: str) -> tuple:
+    """The order the keeper's picker and completed zones list a pack in: cards by suit, then rank
+    (jokers after), domino tiles by their ends, anything else by its id."""
+    if cards.is_card(card_id):
+        return (0, cards.SUITS.index(cards.suit_of(card_id)), cards.value(card_id), card_id)
+    if cards.is_tile(card_id):
+        return (1, *cards.tile_ends(card_id), card_id)
+    return (2, 0, 0, card_id)
 
 
 def _field_shape(value) -> dict:
@@ -381,7 +391,7 @@ def chance_complete(engine: Engine, state, data: dict) -> dict:
 
     A per-seat zone left out (or a seat's part of it ``null``) gets, for each seat, the cards of that
     seat's pack not entered in its other zones; a flat zone the cards of the whole pack not entered
-    anywhere. The pack is read from an example outcome (``chance_example``), sorted by card id. An
+    anywhere. The pack is read from an example outcome (``chance_example``), in ``pack_order``. An
     entry for a step that is not due goes to the engine untouched for its own refusal."""
     example = chance_example(engine, state)
     if example is None or example.get("type") != data.get("type"):
@@ -407,11 +417,11 @@ def chance_complete(engine: Engine, state, data: dict) -> dict:
                 entered = Counter(
                     c for name, value in out.items() if name != zone and _is_per_seat(value) for c in value[seat] or ()
                 )
-                filled.append(sorted((pack - entered).elements(), key=str))
+                filled.append(sorted((pack - entered).elements(), key=pack_order))
             out[zone] = filled
         elif isinstance(shape, list) and given is None:
             others = {name: value for name, value in out.items() if name != zone}
-            out[zone] = sorted((Counter(_cards(example)) - Counter(_cards(others))).elements(), key=str)
+            out[zone] = sorted((Counter(_cards(example)) - Counter(_cards(others))).elements(), key=pack_order)
     return out
 
 

@@ -300,6 +300,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "TournamentTiebreakEnum": "league.scoring.standings.TIEBREAKS",
         "SeasonTiebreakEnum": "league.seasons.scoring.TIEBREAKS",
+        "TableEntryStatusEnum": "games.models.TableEntry.Status",  # the table recorder's verdicts (api/table.py)
         "TrueEnum": [(True, True)],  # mature consent's adult and consent (api.serializers.AffirmationField)
     },
     "POSTPROCESSING_HOOKS": [

@@ -120,6 +120,12 @@ class World:
     def webhook(self) -> int:
         return self.post("/api/webhooks", {"url": "https://example.org/kifu"})["id"]
 
+    @cached_property
+    def table_game(self) -> str:
+        """A table game the fuzzer keeps (issue 17), waiting for its deal."""
+        body = {"engine": "nine-card", "seats": [self.me.username, "ben"], "keeper_seat": 0}
+        return self.post("/api/table-games", body)["game"]
+
     def path_parameters(self, path: str) -> dict:
         """Real values for the path parameters of the operation at ``path`` (an OpenAPI template)."""
         resource = path.split("/")[2]
@@ -129,7 +135,13 @@ class World:
                 finished = any(word in path for word in ("record", "verification", "checkpoint", "events"))
                 found["id"] = self.finished_game if finished else self.game
             else:
-                singular = {"seasons": "season", "fixtures": "fixture", "matches": "match", "lobby": "seek"}
+                singular = {
+                    "seasons": "season",
+                    "fixtures": "fixture",
+                    "matches": "match",
+                    "lobby": "seek",
+                    "table-games": "table_game",
+                }
                 found["id"] = getattr(self, singular.get(resource, resource[:-1]))
         if resource == "pairings":  # a pairing's result (issue 17): the world's ladder challenge
             found["kind"], found["id"] = "challenge", str(self.challenge)

@@ -60,6 +60,7 @@ CROSS_FIELD_CODES = {
     # A lobby table's clock is one of three shapes, and its rating range runs low to high.
     ("POST", "/api/lobby/seeks"): {"bad_time_control", "bad_rating_range"},
     ("POST", "/api/lobby/quick"): {"bad_time_control"},
+    ("POST", "/api/table-games"): {"bad_seat"},  # the keeper's seat is one of the seats listed
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
 STATE_MESSAGES = ("no such player", "that username is taken", "This password is too common.")

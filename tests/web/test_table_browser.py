@@ -104,7 +104,7 @@ def test_a_keeper_records_a_nine_card_game_on_a_phone(stack, browser, shots):  #
     expect(page.locator("#recorder")).to_have_attribute("data-queued", "0")
     expect(page.locator("#recorder")).to_have_attribute("data-online", "1")
     assert head_seq(keeper, game_id) == 5
-    events = keeper.get(f"/api/games/{game_id}/events").json()["events"]
+    events = keeper.get(f"/api/games/{game_id}/events").json()
     assert [(e["seat"], e["data"]["card"]) for e in events[3:]] == [(0, oya_card), (1, ko_card)]
 
     # A line whose answer is lost on the way back: stored by the server, sent again by the page

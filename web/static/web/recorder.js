@@ -55,6 +55,7 @@
     const at = items.findIndex((item) => item.key === key);
     if (at < 0) return;
     items.splice(at, 1);
+    message.hidden = true;
     for (const item of items.slice(at)) item.entry = { ...item.entry, seq: item.entry.seq - 1 };
     store(items);
     draw();
@@ -136,7 +137,8 @@
     const items = queue();
     const waiting = items.length;
     root.dataset.queued = String(waiting);
-    document.getElementById("line").textContent = sheet ? K.t("rec_line", { n: sheet.next_seq + waiting }) : "";
+    const over = sheet && sheet.status === "finished";
+    document.getElementById("line").textContent = sheet && !over ? K.t("rec_line", { n: sheet.next_seq + waiting }) : "";
     document.getElementById("connection").textContent = online ? K.t("rec_online") : K.t("rec_offline");
     document.getElementById("queue-count").textContent = waiting ? K.t("rec_queued", { n: waiting }) : "";
     document.getElementById("queue").replaceChildren(...items.map((item) => K.el("li", { class: "queued" + (item.refused ? " refused" : ""), "data-key": item.key },
@@ -144,7 +146,6 @@
       item.refused ? [" ", K.el("code", { class: "code", text: item.refused.code }), " ", K.el("span", { text: item.refused.message }), " ",
         K.el("button", { type: "button", class: "discard", onclick: () => discard(item.key), text: K.t("rec_discard") })] : null)));
     if (!sheet) return;
-    const over = sheet.status === "finished";
     result.hidden = !over;
     if (over) result.replaceChildren(K.outcomeText(sheet.outcome, page.names), " ", K.t("rec_finished"));
     drawChance(over || waiting ? null : sheet.chance);
@@ -153,10 +154,15 @@
     board.replaceChildren(K.render(page.engine, sheet.seats[0] && sheet.seats[0].view, { names: page.names, seat: 0 }));
   }
 
-  function moveButton(seat, move) {
+  function moveButton(seat, move, only) {
+    // When every move of the seat is the one action with one card (Nine Card's commits), the card
+    // alone says it: a row of tappable cards, the action named once above them.
     const entry = { kind: "move", seat, data: move };
-    return K.el("button", { type: "button", class: "move", "data-seat": seat, "data-move": JSON.stringify(move), onclick: () => enqueue(entry) },
-      describe({ ...entry, seq: "" }).slice(2));
+    const params = Object.keys(move).filter((key) => key !== "type");
+    const cardOnly = only && params.length === 1 && K.isCard(move[params[0]]);
+    const label = cardOnly ? [K.card(move[params[0]])] : describe({ ...entry, seq: "" }).slice(2);
+    return K.el("button", { type: "button", class: "move" + (cardOnly ? " card-only" : ""), "data-seat": seat, "data-move": JSON.stringify(move),
+      "aria-label": cardOnly ? ((K.t("actions") || {})[move.type] || move.type) + " " + move[params[0]] : null, onclick: () => enqueue(entry) }, label);
   }
 
   function drawChoices(over, waiting) {
@@ -165,8 +171,10 @@
     if (!over && !sheet.chance) {
       for (const seat of sheet.seats) {
         if (!seat.moves.length) continue;
+        const only = new Set(seat.moves.map((m) => m.type)).size === 1;
+        const action = only ? " · " + ((K.t("actions") || {})[seat.moves[0].type] || seat.moves[0].type) : "";
         parts.push(K.el("section", { class: "panel seat-moves", "data-seat": seat.index },
-          K.el("h2", { text: K.t("rec_moves_of", { name: seat.name }) }), K.el("div", { class: "moves" }, seat.moves.map((m) => moveButton(seat.index, m)))));
+          K.el("h2", { text: K.t("rec_moves_of", { name: seat.name }) + action }), K.el("div", { class: "moves" }, seat.moves.map((m) => moveButton(seat.index, m, only)))));
       }
     }
     if (!over && sheet.system.length) {
