@@ -346,8 +346,10 @@ def chance_form(engine: Engine, game: Game, state) -> dict | None:
 def pack_order(card_id: str) -> tuple:
     """The order the keeper's picker and completed zones list a pack in: cards by suit, then rank
     (jokers after), domino tiles by their ends, anything else by its id."""
-    if cards.is_card(card_id):
+    if cards.is_card(card_id) and cards.suit_of(card_id) in cards.SUITS:
         return (0, cards.SUITS.index(cards.suit_of(card_id)), cards.value(card_id), card_id)
+    if cards.is_card(card_id):  # a joker
+        return (0, len(cards.SUITS), 0, card_id)
     if cards.is_tile(card_id):
         return (1, *cards.tile_ends(card_id), card_id)
     return (2, 0, 0, card_id)
@@ -396,6 +398,14 @@ def chance_complete(engine: Engine, state, data: dict) -> dict:
     example = chance_example(engine, state)
     if example is None or example.get("type") != data.get("type"):
         return data
+    unknown = sorted(set(data) - set(example))
+    if unknown:
+        fields = ", ".join(name for name in example if name != "type")
+        raise TableError(
+            "unexpected_parameter",
+            f"a {data['type']} has {fields}; unexpected: {', '.join(repr(name)[:40] for name in unknown[:5])}",
+            status=422,
+        )
     _refuse_duplicates(data, example)
     step = engine.chance_due(state)
     completable = COMPLETABLE.get(getattr(engine, "slug", ""), {}).get(step, ())
@@ -415,7 +425,11 @@ def chance_complete(engine: Engine, state, data: dict) -> dict:
                     continue
                 pack = Counter(c for name, value in example.items() if _is_per_seat(value) for c in value[seat])
                 entered = Counter(
-                    c for name, value in out.items() if name != zone and _is_per_seat(value) for c in value[seat] or ()
+                    c
+                    for name, value in out.items()
+                    if name != zone and _is_per_seat(value) and seat < len(value)
+                    for c in value[seat] or ()
+                    if isinstance(c, str)
                 )
                 filled.append(sorted((pack - entered).elements(), key=pack_order))
             out[zone] = filled

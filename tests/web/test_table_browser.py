@@ -11,6 +11,7 @@ import re
 import pytest
 
 from ..conftest import Player
+from .test_accessibility import axe_violations
 from .test_browser import browser, log_in, new_page, shots  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
@@ -52,6 +53,7 @@ def test_a_keeper_records_a_nine_card_game_on_a_phone(stack, browser, shots):  #
     # Start recording from the home page's link: the game, the players in seat order, my seat.
     page.goto("/")
     page.click("#table-new-link")
+    assert axe_violations(page) == []
     page.select_option("#table-new select[name=engine]", "nine-card")
     page.fill("#table-new textarea[name=seats]", f"{keeper.name}\nben")
     page.fill("#table-new input[name=keeper_seat]", "1")
@@ -67,6 +69,7 @@ def test_a_keeper_records_a_nine_card_game_on_a_phone(stack, browser, shots):  #
         page.locator(f'#chance .pool [data-card="{card}"]').click()
     expect(page.locator('#chance .zone[data-seat="1"] .card')).to_have_count(9)
     shots(page, "table-deal-entered")
+    assert axe_violations(page) == []
     page.click("#record-chance")
     expect(page.locator("#message")).to_have_text("Recorded.")
     expect(page.locator('.seat-moves[data-seat="0"] button.move')).to_have_count(9)
@@ -98,6 +101,7 @@ def test_a_keeper_records_a_nine_card_game_on_a_phone(stack, browser, shots):  #
     stored = json.loads(page.evaluate(f"localStorage.getItem('kifu-table-queue:{game_id}')"))
     assert [item["entry"]["seq"] for item in stored] == [4, 5]
     shots(page, "table-offline-queued")
+    assert axe_violations(page) == []  # the queue, the refusal-free choices and the typed form
     assert head_seq(keeper, game_id) == 3
     # Back online: the queue is sent, in order, once.
     page.context.set_offline(False)
@@ -150,3 +154,4 @@ def test_a_keeper_records_a_nine_card_game_on_a_phone(stack, browser, shots):  #
     japanese.goto(f"/games/{game_id}/table")
     expect(japanese.locator("#connection")).to_have_text("オンライン")
     shots(japanese, "table-finished-ja")
+    assert axe_violations(japanese) == []

@@ -36,11 +36,6 @@
     message.replaceChildren(...content);
   }
 
-  function newKey() {
-    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
-    return Date.now().toString(36) + Math.random().toString(36).slice(2);
-  }
-
   // The lead text says who refused: the rules (422), the server about the request (4xx), or nobody yet.
   function refusal(status, body) {
     const lead = status === 422 ? K.t("rejected") : status === 429 ? K.t("too_fast") : status >= 500 ? K.t("server_error") : K.t("error");
@@ -56,7 +51,7 @@
     try {
       const answer = await K.request(`/api/games/${page.game}/moves?wait=5`, {
         method: "POST",
-        body: { move, idempotency_key: newKey() },
+        body: { move, idempotency_key: K.newKey() },
       });
       if (answer.status === 200) say("ok", K.t("accepted"));
       else if (answer.status === 202) say("info", K.t("pending"));

@@ -34,15 +34,10 @@
   }
   function store(items) { localStorage.setItem(QUEUE, JSON.stringify(items)); }
 
-  function newKey() {
-    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
-    return Date.now().toString(36) + Math.random().toString(36).slice(2);
-  }
-
   function enqueue(entry) {
     const items = queue();
     const seq = (sheet ? sheet.next_seq : 1) + items.length;
-    items.push({ key: newKey(), entry: { ...entry, seq } });
+    items.push({ key: K.newKey(), entry: { ...entry, seq } });
     store(items);
     picker = null;
     draw();
@@ -161,8 +156,9 @@
     const params = Object.keys(move).filter((key) => key !== "type");
     const cardOnly = only && params.length === 1 && K.isCard(move[params[0]]);
     const label = cardOnly ? [K.card(move[params[0]])] : describe({ ...entry, seq: "" }).slice(2);
+    // A card-only button is named by its card ("2 of spades"); the section's heading names the action.
     return K.el("button", { type: "button", class: "move" + (cardOnly ? " card-only" : ""), "data-seat": seat, "data-move": JSON.stringify(move),
-      "aria-label": cardOnly ? ((K.t("actions") || {})[move.type] || move.type) + " " + move[params[0]] : null, onclick: () => enqueue(entry) }, label);
+      onclick: () => enqueue(entry) }, label);
   }
 
   function drawChoices(over, waiting) {

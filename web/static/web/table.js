@@ -386,6 +386,12 @@
     return match ? decodeURIComponent(match[1]) : "";
   }
 
+  // A fresh idempotency key for a move or a table line (the server answers a repeated key's first verdict).
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
   async function request(url, options) {
     const init = { credentials: "same-origin", headers: { Accept: "application/json" }, ...(options || {}) };
     if (init.body !== undefined) {
@@ -399,5 +405,5 @@
   }
 
   window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, registerBoard, playableCards, outcomeText,
-    eventItem, showInList, request, seatLabel, isCard, isTile, isModerated, moderated };
+    eventItem, showInList, request, newKey, seatLabel, isCard, isTile, isModerated, moderated };
 })();
