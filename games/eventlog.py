@@ -157,7 +157,9 @@ class Appender:
     def settle(self) -> None:
         """Append the chance events now due (drawn from the seed), then note outcome and window."""
         game, engine = self.game, self.engine
-        while engine.chance_due(self.state):
+        # A table game has no seed: its keeper enters each chance outcome (games.table), also after a
+        # forfeit or a timeout appended here.
+        while game.source != Game.Source.TABLE and engine.chance_due(self.state):
             rng = ChanceStream(bytes.fromhex(game.seed), game.head_seq + 1)
             self.append({"kind": "chance", "data": engine.sample_chance(self.state, rng)})
         outcome = engine.outcome(self.state)
@@ -246,6 +248,8 @@ class Appender:
                 raise ServiceError("game_cancelled", "the game was cancelled: an invited player declined")
             if game.status == Game.Status.FINISHED:
                 raise ServiceError("game_over", "the game is over; no more moves are accepted")
+            if game.source == Game.Source.TABLE:
+                raise ServiceError("table_game", "this game is recorded at a table: its keeper enters every line")
             if submission.payload.get("type") == "resign":
                 event = {"kind": "system", "data": {"type": "resign", "seat": submission.seat}}
             else:

@@ -337,3 +337,25 @@ def test_a_malformed_deal_is_refused_never_a_server_error(data):
     response = keeper.send({"kind": "chance", "data": data})
     assert response.status_code == 422 and response.json()["code"], response.json()
     assert not Event.objects.filter(game_id=keeper.sheet["game"]).exists()
+
+
+def test_the_online_paths_never_deal_or_move_in_a_table_game():
+    """A seated player's move through the online API is refused (the keeper enters every line), and
+    a league's forfeit of a table game resigns the seat without drawing the next deal from a seed."""
+    aki = user("aki")
+    keeper = create(aki, "twenty-two", ["aki", "ben", "chie"], keeper_seat=0)
+    game_id = keeper.sheet["game"]
+    submitted = services.move_submit(game_id=game_id, user=aki, move={"type": "resign"}, idempotency_key="k")
+    services.game_advance(game_id=game_id)
+    submitted.submission.refresh_from_db()
+    assert (submitted.submission.status, submitted.submission.code) == ("rejected", "table_game")
+    due = keeper.sheet["chance"]["step"]
+    services.game_forfeit(game_id=game_id, seats=[2], reason="round deadline")
+    assert not Event.objects.filter(game_id=game_id, kind="chance").exists()
+    sheet = api(aki).get(f"/api/table-games/{game_id}").json()
+    assert sheet["status"] == "running" and sheet["chance"]["step"] == due  # still the keeper's to enter
+    assert Event.objects.get(game_id=game_id, seq=1).payload == {
+        "type": "resign",
+        "seat": 2,
+        "reason": "round deadline",
+    }
