@@ -452,6 +452,19 @@ def _refuse_duplicates(data: dict, example: dict) -> None:
             raise TableError("duplicate_card", f"{card} is entered {count} times; the pack has it once", status=422)
 
 
+def table_keeper(*, game_id):
+    """The account that entered the last accepted line of a table game (the one that ended it, once
+    it is over), or None before any: who reported the result, for a league that asks the other
+    players to confirm it."""
+    entry = (
+        TableEntry.objects.filter(game_id=game_id, status=TableEntry.Status.ACCEPTED)
+        .select_related("keeper")
+        .order_by("-id")
+        .first()
+    )
+    return entry.keeper if entry is not None else None
+
+
 # ---- the keeper's sheet --------------------------------------------------------------------------------
 def table_sheet(*, game: Game, user) -> dict:
     """What the keeper sees: every seat's view (hidden information does not apply while recording),

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from games import services, signals
 from games.models import Event, Game, TableEntry
 from games.records import replay_record
-from games.table import table_game_for_pairing
+from games.table import table_game_for_pairing, table_keeper
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +186,7 @@ def test_a_nine_card_game_recorded_at_the_table(django_capture_on_commit_callbac
     assert game.status == "finished" and received == [(str(game.pk), game.outcome)]
     assert game.head_seq in (1 + 12, 1 + 18)  # the deal, then two or three rounds of two commits a turn
     assert TableEntry.objects.filter(game=game, status="accepted").count() == game.head_seq
+    assert table_keeper(game_id=game.pk) == aki
     refused(keeper.send({"kind": "system", "data": {"type": "resign", "seat": 0}}), 409, "game_over")
     check_record(aki, str(game.pk), game.outcome)
     assert (
