@@ -12,6 +12,7 @@ from django.db import transaction
 
 from games import services as game_services
 from games.models import Game
+from games.table import table_entry_submit
 from league import services
 from league.models import LadderEntry, LadderEvent, Match, ResultReport, ResultReportStep, TournamentBoard
 from league.reports import services as reports
@@ -259,9 +260,11 @@ def test_a_rated_game_and_a_rated_series_are_rated_by_reports(club_with, clock):
 
 
 def finish_at_table(game: Game, keeper, loser) -> None:
+    """The keeper records ``loser`` resigning at the table (the recorder's own entry path)."""
     Game.objects.filter(pk=game.pk).update(source=Game.Source.TABLE, created_by=keeper)
-    game_services.move_submit(game_id=game.pk, user=loser, move={"type": "resign"}, idempotency_key="t")
-    game_services.game_advance(game_id=game.pk)
+    seat = game.seats.get(user=loser).index
+    entry = {"kind": "system", "data": {"type": "resign", "seat": seat}}
+    table_entry_submit(game_id=game.pk, keeper=keeper, entry=entry, idempotency_key="t")
 
 
 def test_a_table_game_is_its_keepers_report_and_decides_once_confirmed(club_with, clock):
@@ -382,7 +385,9 @@ def test_a_table_games_finish_reaches_the_league_as_a_report_through_the_signal(
     celery_app.conf.task_always_eager = True
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            game_services.move_submit(game_id=table.pk, user=middle, move={"type": "resign"}, idempotency_key="t")
+            seat = table.seats.get(user=middle).index
+            entry = {"kind": "system", "data": {"type": "resign", "seat": seat}}
+            table_entry_submit(game_id=table.pk, keeper=organiser, entry=entry, idempotency_key="t")
     finally:
         celery_app.conf.task_always_eager = False
     report = ResultReport.objects.get(game=table)
