@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.accounts import is_bot
-from games.serializers import EngineSlugField
+from games.serializers import ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.openapi import NotBlankCharField, declared
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
@@ -99,6 +99,10 @@ class RoleSerializer(serializers.Serializer):
 
 class LadderSerializer(serializers.ModelSerializer):
     club = serializers.CharField(source="club.slug")
+    game_config = ConfigField(read_only=True, help_text="The validated config of every game.")
+    settings = FreeObjectField(
+        read_only=True, help_text="Current settings, defaults included (the log has every change)."
+    )
 
     class Meta:
         model = Ladder
@@ -201,6 +205,7 @@ class EntrySerializer(serializers.ModelSerializer):
 class LadderEventSerializer(serializers.ModelSerializer):
     names = serializers.SerializerMethodField()
     actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    payload = FreeObjectField(read_only=True, help_text="What happened; its fields depend on `kind`.")
 
     class Meta:
         model = LadderEvent
@@ -220,6 +225,14 @@ class RatingPointSerializer(serializers.ModelSerializer):
         fields = ["seq", "at", "mu_before", "sigma_before", "mu", "sigma", "ordinal", "game", "match"]
 
 
+# How a decided challenge went (null until then): the winner's user id (null: no winner) and why.
+CHALLENGE_OUTCOME = {
+    "type": "object",
+    "properties": {"winner": {"type": "integer", "nullable": True}, "reason": {"type": "string"}},
+    "additionalProperties": True,
+}
+
+
 class ChallengeSerializer(serializers.ModelSerializer):
     challenger = serializers.CharField(source="challenger.username")
     defender = serializers.CharField(source="defender.username")
@@ -227,6 +240,9 @@ class ChallengeSerializer(serializers.ModelSerializer):
     game = serializers.UUIDField(source="game_id", allow_null=True)
     match = serializers.UUIDField(source="match_id", allow_null=True)
     winner = serializers.SerializerMethodField()
+    outcome = declared(serializers.JSONField, CHALLENGE_OUTCOME, "ChallengeOutcomeField")(
+        read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Challenge
@@ -289,12 +305,26 @@ class CorrectionSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
+# A match's format (league.scoring.matches): best of / first to / a session of ``target`` games.
+MATCH_SPEC = {
+    "type": "object",
+    "properties": {
+        "format": {"type": "string", "enum": list(match_rules.FORMATS)},
+        "target": {"type": "integer"},
+        "points": {"type": "string", "enum": list(match_rules.POINTS)},
+    },
+    "required": ["format", "target"],
+}
+
+
 class MatchSerializer(serializers.ModelSerializer):
     players = serializers.SerializerMethodField()
     totals = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
     games = serializers.SerializerMethodField()
     ladder = serializers.IntegerField(source="ladder_id", allow_null=True)
+    config = ConfigField(read_only=True)
+    spec = declared(serializers.JSONField, MATCH_SPEC, "MatchSpecField")(read_only=True)
 
     class Meta:
         model = Match

@@ -6,15 +6,29 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.accounts import is_bot
-from games.serializers import EngineSlugField
+from games.serializers import ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.openapi import NotBlankCharField, declared
 
 from . import scoring, services
 from .models import Fixture, League, Season
 
+# Distinct names (services: invalid_tiebreaks).
+TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
+# The points of a win, a draw and a loss (services: invalid_points).
+POINTS = {
+    "type": "object",
+    "properties": {name: {"type": "number"} for name in ("win", "draw", "loss")},
+    "required": ["win", "draw", "loss"],
+}
+PointsField = declared(serializers.JSONField, POINTS, "PointsField")
+
 
 class SeasonLeagueSerializer(serializers.ModelSerializer):
     club = serializers.CharField(source="club.slug")
+    game_config = ConfigField(read_only=True, help_text="The validated config of every game.")
+    tiebreaks = declared(serializers.ListField, TIEBREAKS, "SeasonTiebreaksField")(
+        read_only=True, help_text="Tiebreak names in order of use."
+    )
     points = serializers.SerializerMethodField()
     roster = serializers.SerializerMethodField()
     seasons = serializers.SerializerMethodField()
@@ -61,21 +75,19 @@ MovesField = declared(
     serializers.IntegerField, {"type": "integer", "minimum": 0, "maximum": services.MAX_MOVES}, "MovesField"
 )
 
-# Distinct names (services: invalid_tiebreaks).
-TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
 TiebreaksField = declared(serializers.ListField, {**TIEBREAKS, "nullable": True}, "TiebreaksField")
 
 
 class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
-    config = serializers.JSONField(required=False, default=dict, help_text="The game config of every fixture.")
+    config = ConfigField(required=False, default=dict, help_text="The game config of every fixture.")
     cycles = CyclesField(required=False, default=1, help_text="1 single, 2 double round robin.")
     days_per_round = DaysField(required=False, default=7, help_text="Round r: play by start + r*days.")
     divisions = DivisionsField(required=False, default=1, help_text="Divisions of the first season.")
     promote = MovesField(required=False, default=2, help_text="Up from each division but the top.")
     relegate = MovesField(required=False, default=2, help_text="Down from each division but the last.")
-    points = serializers.JSONField(
+    points = PointsField(
         required=False, allow_null=True, default=None, help_text='{"win": 3, "draw": 1, "loss": 0} (the default).'
     )
     tiebreaks = TiebreaksField(
@@ -92,7 +104,7 @@ class SeasonLeagueUpdateSerializer(serializers.Serializer):
     divisions = DivisionsField(required=False)
     promote = MovesField(required=False)
     relegate = MovesField(required=False)
-    points = serializers.JSONField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
+    points = PointsField(required=False, help_text='{"win": W, "draw": D, "loss": L}')
     tiebreaks = declared(serializers.ListField, TIEBREAKS, "SeasonTiebreaksUpdate")(
         child=serializers.ChoiceField(choices=scoring.TIEBREAKS), required=False
     )
@@ -124,6 +136,7 @@ class FixtureCorrectionSerializer(serializers.Serializer):
 class SeasonSerializer(serializers.ModelSerializer):
     league = serializers.IntegerField(source="league_id")
     divisions = serializers.SerializerMethodField()
+    rules = FreeObjectField(read_only=True, help_text="The league's settings when the season started.")
 
     class Meta:
         model = Season

@@ -9,7 +9,7 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.serializers import EngineSlugField
+from games.serializers import ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.errors import ApiError, error_responses, found
 from kifu.http.openapi import NotBlankCharField, declared
 from kifu.http.params import validated
@@ -29,8 +29,16 @@ User = get_user_model()
 ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
+TIEBREAK_LIST = {"type": "array", "items": {"type": "string", "enum": list(TIEBREAKS)}}
+
+
 class TournamentSerializer(serializers.ModelSerializer):
     club = serializers.CharField(source="club.slug")
+    game_config = ConfigField(read_only=True, help_text="The validated config of every game.")
+    settings = FreeObjectField(read_only=True, help_text="Validated options (see the README).")
+    tiebreaks = declared(serializers.ListField, TIEBREAK_LIST, "TournamentTiebreaksField")(
+        read_only=True, help_text="Tiebreak names in order of use."
+    )
     entries = serializers.SerializerMethodField()
 
     class Meta:
@@ -70,14 +78,14 @@ class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
     format = serializers.ChoiceField(choices=Tournament.Format.values)
-    config = serializers.JSONField(required=False, default=dict, help_text="The game config of every game.")
+    config = ConfigField(required=False, default=dict, help_text="The game config of every game.")
     rounds = RoundsField(required=False, allow_null=True, help_text="Swiss only; default log2(n).")
     cycles = CyclesField(required=False, default=1, help_text="Round robin: 1 single, 2 double.")
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, allow_null=True, default=None
     )
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**62)
-    settings = serializers.JSONField(
+    settings = FreeObjectField(
         required=False,
         default=dict,
         help_text="Options: seats, placement_points, bye_points, match, round_deadline_seconds, check_in, "
@@ -179,6 +187,11 @@ class BoardSerializer(serializers.ModelSerializer):
 
 
 class TournamentRoundSerializer(serializers.ModelSerializer):
+    pairing_input = FreeObjectField(
+        read_only=True,
+        help_text="What the round was paired from (the players' histories, or manual tables).",
+    )
+
     class Meta:
         model = TournamentRound
         fields = ["number", "stage", "seed", "manual", "deadline_at", "pairing_input", "created_at"]
