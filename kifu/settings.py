@@ -301,6 +301,9 @@ SPECTACULAR_SETTINGS = {
         "TournamentTiebreakEnum": "league.scoring.standings.TIEBREAKS",
         "SeasonTiebreakEnum": "league.seasons.scoring.TIEBREAKS",
         "TableEntryStatusEnum": "games.models.TableEntry.Status",  # the table recorder's verdicts (api/table.py)
+        "TournamentEntryStatusEnum": "league.tournaments.api.ENTRY_STATUSES",
+        "SeasonMovementEnum": "league.seasons.serializers.MOVEMENTS",
+        "SeasonZoneEnum": "league.seasons.serializers.ZONES",
         "TrueEnum": [(True, True)],  # mature consent's adult and consent (api.serializers.AffirmationField)
     },
     "POSTPROCESSING_HOOKS": [

@@ -442,7 +442,7 @@ class LadderCalendarView(APIView):
 class ProfileCalendarView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: dict, **ERRORS}, tags=["players"])
+    @extend_schema(responses={200: s.CalendarFeedSerializer, **ERRORS}, tags=["players"])
     def get(self, request):
         """The address of your own calendar feed (your fixtures, rounds and challenges with their
         deadlines). Its key opens only that feed; it changes when your password changes."""

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.accounts import is_bot
-from games.serializers import ConfigField, EngineSlugField, FreeObjectField
+from games.serializers import CONFIG, FREE_OBJECT, ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.openapi import NotBlankCharField, declared
 
 from .models import Challenge, Club, Ladder, LadderEntry, LadderEvent, Match, Membership, PlayerProfile, RatingPoint
@@ -145,6 +145,8 @@ LADDER_SETTINGS = {
     "additionalProperties": False,
 }
 LadderSettingsField = declared(serializers.DictField, LADDER_SETTINGS, "LadderSettingsField")
+# Game flags as a request gives them: an object (refused otherwise), each flag's value as Config says.
+ConfigDictField = declared(serializers.DictField, CONFIG, "ConfigDictField")
 
 
 class LadderCreateSerializer(serializers.Serializer):
@@ -159,7 +161,7 @@ class LadderCreateSerializer(serializers.Serializer):
         'inactivity_drop_places, match (e.g. {"format": "best_of", "target": 3}), allow_bots (default false: '
         "bot accounts may not join or challenge).",
     )
-    game_config = serializers.DictField(required=False, default=dict, help_text="Game flags for every ladder game.")
+    game_config = ConfigDictField(required=False, default=dict, help_text="Game flags for every ladder game.")
 
 
 class LadderUpdateSerializer(serializers.Serializer):
@@ -298,11 +300,21 @@ class RatedGameSerializer(serializers.Serializer):
 
 class CorrectionSerializer(serializers.Serializer):
     event = serializers.IntegerField(min_value=1, help_text="The seq of the logged event to correct.")
-    changes = serializers.DictField(
+    changes = declared(serializers.DictField, FREE_OBJECT, "LadderChangesField")(
         help_text='What to change: {"ranking": [["winner"], ["loser"]]} for a result (usernames), {"winner": '
         '"name"} for a forfeit, {"places": n} for an inactivity drop, or {"void": true}.'
     )
     reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class CalendarFeedSerializer(serializers.Serializer):
+    url = serializers.URLField(help_text="Your calendar feed, its key included: keep it private.")
+
+
+class MatchGameSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="1 for the match's first game.")
+    game = serializers.UUIDField()
+    status = serializers.CharField()
 
 
 # A match's format (league.scoring.matches): best of / first to / a session of ``target`` games.
@@ -351,7 +363,7 @@ class MatchSerializer(serializers.ModelSerializer):
             return None
         return [[self._names(match).get(pk, "") for pk in group] for group in match.result]
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(MatchGameSerializer(many=True))
     def get_games(self, match) -> list:
         from .selectors import match_games
 
@@ -367,7 +379,7 @@ class MatchCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=match_rules.FORMATS)
     target = serializers.IntegerField(help_text="N of best of N, first to N points, or games in a session.")
     points = serializers.ChoiceField(choices=match_rules.POINTS, default="wins")
-    config = serializers.DictField(required=False, default=dict)
+    config = ConfigDictField(required=False, default=dict)
 
 
 class RatedGameResultSerializer(serializers.Serializer):

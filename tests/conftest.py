@@ -20,6 +20,8 @@ from urllib3.util import Retry
 
 from kifu.devstack import Stack
 
+from .openapi_check import SchemaCheck, write_schema
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_itemcollected(item):
@@ -70,7 +72,19 @@ def pytest_collection_finish(session):
 
 
 @pytest.fixture(scope="session")
-def stack(django_db_setup, django_db_blocker, tmp_path_factory):
+def api_schema_file(tmp_path_factory):
+    """The OpenAPI schema file as ``manage.py spectacular`` writes it (what a client is generated from)."""
+    return write_schema(tmp_path_factory.mktemp("openapi") / "kifu.json")
+
+
+@pytest.fixture(scope="session")
+def schema_check(api_schema_file) -> SchemaCheck:
+    """Checks an answer against the schema (tests/openapi_check.py); every ``Player`` uses it."""
+    return SchemaCheck.from_file(api_schema_file)
+
+
+@pytest.fixture(scope="session")
+def stack(django_db_setup, django_db_blocker, tmp_path_factory, schema_check):
     from django.conf import settings
     from django.db import connection
 
@@ -95,6 +109,7 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory):
         "PYTHONUNBUFFERED": "1",
     }
     stack = Stack(env, logdir, f"kifu-test-{uuid.uuid4().hex[:8]}@%h")
+    Player.check = schema_check
     try:
         stack.start()
         yield stack
@@ -102,11 +117,15 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory):
         print(stack.logs(), file=sys.stderr)
         raise
     finally:
+        Player.check = None
         stack.stop()
 
 
 class Player:
-    """An API client with its own account and token."""
+    """An API client with its own account and token. While the stack runs, every answer it gets
+    (streams aside) is checked against the OpenAPI schema (``check``: tests/openapi_check.py)."""
+
+    check: SchemaCheck | None = None
 
     # Every player of the session by name, so that a game one of them creates can be accepted by
     # the others it seats (issue 15 part 6: a seat named for someone else is an invitation).
@@ -121,10 +140,16 @@ class Player:
         # resent, its idempotency key is the tests' business).
         retry = Retry(total=2, connect=2, read=2, status=0, allowed_methods={"GET", "HEAD"}, raise_on_status=False)
         self.http.mount("http://", HTTPAdapter(max_retries=retry))
+        self.http.hooks["response"].append(self._check)
         response = self.http.post(f"{base_url}/api/accounts", json={"username": self.name, "password": "a-long-pass-1"})
         assert response.status_code == 201, response.text
         self.http.headers["Authorization"] = f"Token {response.json()['token']}"
         Player.by_name[self.name] = self
+
+    @staticmethod
+    def _check(response, *args, stream: bool = False, **kwargs):
+        if Player.check is not None and not stream:  # a stream is read as it comes (tests/live)
+            Player.check(response)
 
     def get(self, path: str, **params):
         return self.http.get(f"{self.base_url}{path}", params=params, timeout=30)

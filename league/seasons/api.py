@@ -123,7 +123,7 @@ class LeagueSeasonsView(APIView):
 
 
 class LeagueNextSeasonView(APIView):
-    @extend_schema(responses={200: dict, **ERRORS}, tags=TAGS)
+    @extend_schema(responses={200: s.NextSeasonSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """A preview of the next season's divisions (who goes up, down, joins and leaves); 409
         ``season_running`` while the current season runs."""
@@ -152,7 +152,7 @@ class SeasonDetailView(APIView):
 
 
 class SeasonStandingsView(APIView):
-    @extend_schema(responses={200: dict, **ERRORS}, tags=TAGS)
+    @extend_schema(responses={200: s.SeasonStandingsSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """Every division's table, best first: position, points, record, tiebreaks (in the season's
         order), and ``zone`` (promoted/relegated places); final once the season is closed."""

@@ -14,6 +14,7 @@ from .models import Fixture, League, Season
 
 # Distinct names (services: invalid_tiebreaks).
 TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
+
 # The points of a win, a draw and a loss (services: invalid_points).
 POINTS = {
     "type": "object",
@@ -21,6 +22,82 @@ POINTS = {
     "required": ["win", "draw", "loss"],
 }
 PointsField = declared(serializers.JSONField, POINTS, "PointsField")
+
+
+class LeagueRosterEntrySerializer(serializers.Serializer):
+    username = serializers.CharField()
+    bot = serializers.BooleanField()
+    active = serializers.BooleanField()
+    added_at = serializers.DateTimeField()
+
+
+class SeasonSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+# How a player came to a division, and the zone of a place (settings: ENUM_NAME_OVERRIDES names them).
+MOVEMENTS = [scoring.NEW, scoring.STAYED, scoring.PROMOTED, scoring.RELEGATED]
+ZONES = [scoring.PROMOTED, scoring.RELEGATED]
+MOVEMENT = {"type": "string", "enum": MOVEMENTS}
+MovementField = declared(serializers.CharField, MOVEMENT, "MovementField")
+
+
+class SeasonDivisionPlayerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    seed = serializers.IntegerField()
+    came = MovementField(help_text="How the player came to this division.")
+
+
+class SeasonDivisionSerializer(serializers.Serializer):
+    tier = serializers.IntegerField(help_text="1 is the top division.")
+    players = SeasonDivisionPlayerSerializer(many=True)
+
+
+class NextSeasonPlayerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    came = MovementField(help_text="How the player comes to this division.")
+
+
+class NextSeasonDivisionSerializer(serializers.Serializer):
+    tier = serializers.IntegerField()
+    players = NextSeasonPlayerSerializer(many=True, help_text="In seeding order.")
+
+
+class NextSeasonSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    divisions = NextSeasonDivisionSerializer(many=True, help_text="Top first.")
+    leaving = serializers.ListField(child=serializers.CharField(), help_text="Usernames that will not play it.")
+
+
+class SeasonStandingsLineSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    username = serializers.CharField()
+    seed = serializers.IntegerField()
+    came = MovementField()
+    points = serializers.FloatField()
+    played = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    tiebreaks = serializers.DictField(child=serializers.FloatField(), help_text="Each tiebreak's value by name.")
+    zone = declared(serializers.CharField, {"type": "string", "enum": ZONES}, "SeasonZoneField")(
+        allow_null=True, help_text="null: neither zone."
+    )
+
+
+class SeasonDivisionStandingsSerializer(serializers.Serializer):
+    tier = serializers.IntegerField()
+    standings = SeasonStandingsLineSerializer(many=True, help_text="Best first.")
+
+
+class SeasonStandingsSerializer(serializers.Serializer):
+    season = serializers.IntegerField(help_text="The season's number in its league.")
+    status = serializers.CharField()
+    points = PointsField()
+    tiebreaks = declared(serializers.ListField, TIEBREAKS, "StandingsTiebreaksField")()
+    divisions = SeasonDivisionStandingsSerializer(many=True, help_text="Top first.")
 
 
 class SeasonLeagueSerializer(serializers.ModelSerializer):
@@ -44,7 +121,7 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
     def get_points(self, league) -> dict:
         return {"win": league.points_win, "draw": league.points_draw, "loss": league.points_loss}
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(LeagueRosterEntrySerializer(many=True))
     def get_roster(self, league) -> list[dict]:
         return [
             {
@@ -56,7 +133,7 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
             for entry in league.roster.select_related("user__bot_account").order_by("added_at", "pk")
         ]
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(SeasonSummarySerializer(many=True))
     def get_seasons(self, league) -> list[dict]:
         return [
             {"id": season.pk, "number": season.number, "status": season.status}
@@ -142,7 +219,7 @@ class SeasonSerializer(serializers.ModelSerializer):
         model = Season
         fields = ["id", "league", "number", "status", "rules", "rounds", "started_at", "closed_at", "divisions"]
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(SeasonDivisionSerializer(many=True))
     def get_divisions(self, season) -> list[dict]:
         divisions: dict[int, list] = {}
         for member in season.players.select_related("user", "division").order_by("division__tier", "seed"):

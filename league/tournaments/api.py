@@ -4,7 +4,7 @@ rounds with their pairing records, result corrections, standings as JSON and CSV
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,7 +16,7 @@ from kifu.http.params import validated
 
 from ..exports import calendar_response, csv_response, tournament_calendar
 from ..loaders import load_club, load_user
-from ..models import Tournament, TournamentBoard, TournamentRound
+from ..models import Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring.standings import TIEBREAKS
 from ..selectors import user_by_name
 from ..services.matches import current_game
@@ -30,6 +30,46 @@ ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
 TIEBREAK_LIST = {"type": "array", "items": {"type": "string", "enum": list(TIEBREAKS)}}
+# An entry as readers see it (selectors.entry_status); named in the schema (settings: ENUM_NAME_OVERRIDES).
+ENTRY_STATUSES = [*TournamentEntry.Status.values, selectors.FINISHED]
+ENTRY_STATUS = {"type": "string", "enum": ENTRY_STATUSES}
+EntryStatusField = declared(serializers.CharField, ENTRY_STATUS, "EntryStatusField")
+
+
+class TournamentEntrySerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    username = serializers.CharField()
+    status = EntryStatusField()
+    rank = serializers.IntegerField(allow_null=True, help_text="The final place once the tournament has finished.")
+    checked_in = serializers.BooleanField()
+    first_round = serializers.IntegerField(help_text="A late entry joins at this round.")
+    group = serializers.IntegerField(allow_null=True, help_text="groups_playoff: group index from 0.")
+
+
+class TournamentStandingsRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    number = serializers.IntegerField()
+    points = serializers.FloatField()
+    played = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    status = EntryStatusField()
+    tiebreaks = serializers.DictField(child=serializers.FloatField(), help_text="Each tiebreak's value by name.")
+
+
+class TournamentStandingsSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    round = serializers.IntegerField(help_text="The current round (0 before the first).")
+    tiebreaks = declared(serializers.ListField, TIEBREAK_LIST, "StandingsTiebreakList")()
+    standings = TournamentStandingsRowSerializer(many=True, help_text="Best first.")
+
+
+class TournamentPairingSetSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    planned = serializers.BooleanField(help_text="true: set for a round not yet made; false: the round was re-paired.")
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -48,6 +88,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "status", "current_round", "created_at", "started_at", "finished_at", "entries",
         ]  # fmt: skip
 
+    @extend_schema_field(TournamentEntrySerializer(many=True))
     def get_entries(self, tournament) -> list[dict]:
         """Status ``active``, ``dropped`` or (the tournament over) ``finished``; ``rank`` is the final
         place once the tournament has finished, else null."""
@@ -181,6 +222,7 @@ class BoardSerializer(serializers.ModelSerializer):
         names = self._names(board)
         return [[names[pk] for pk in group] for group in board.placements] if board.placements else None
 
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField(), allow_null=True))
     def get_points(self, board) -> dict | None:
         names = self._names(board)
         return {names[int(pk)]: value for pk, value in board.points.items()} if board.points is not None else None
@@ -290,7 +332,9 @@ class TournamentDropView(APIView):
 class TournamentPairingView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=TablePairingSerializer, responses={200: dict, **ERRORS}, tags=["tournaments"])
+    @extend_schema(
+        request=TablePairingSerializer, responses={200: TournamentPairingSetSerializer, **ERRORS}, tags=["tournaments"]
+    )
     def post(self, request, pk: int):
         """Organisers (Swiss formats): set the next round's pairing before it is made, or re-pair the
         current round while none of its games has a move. Every active player exactly once."""
@@ -358,7 +402,7 @@ class TournamentRoundsView(APIView):
 
 
 class TournamentStandingsView(APIView):
-    @extend_schema(tags=["tournaments"], responses={200: dict, **ERRORS})
+    @extend_schema(tags=["tournaments"], responses={200: TournamentStandingsSerializer, **ERRORS})
     def get(self, request, pk: int):
         """Standings, best first: rank, points, record, and each tiebreak (in the tournament's order,
         listed in ``tiebreaks``); final once the tournament has finished."""

@@ -14,14 +14,16 @@ client acting on a position that has passed (or a schema that does not say what 
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import os
 import pkgutil
 import random
+import shutil
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 import typing
 import uuid
@@ -35,7 +37,10 @@ import schemathesis
 from games.engines import REGISTRY
 from games.records import replay_record
 
-pytestmark = [pytest.mark.stack, pytest.mark.django_db]
+from ..openapi_check import schema_digest
+
+# The games need the stack (tests/conftest.py marks them ``stack``; django_db makes pytest-django create
+# the test database its processes use); the import test needs neither.
 
 PACKAGE = "kifu_generated"
 PASSWORD = "a-long-pass-1"
@@ -56,60 +61,37 @@ def seat_count(slug: str) -> int:
     return engine.min_seats if engine.min_seats > 2 else min(3, engine.max_seats)
 
 
-@pytest.fixture(scope="module")
-def live_schema(stack) -> dict:
-    response = requests.get(f"{stack.base_url}/api/schema", params={"format": "json"}, timeout=30)
-    assert response.status_code == 200, response.text[:300]
-    return response.json()
-
-
-@pytest.fixture(scope="module")
-def checked(live_schema):
-    """``check(response)``: the answer (httpx or requests) is one the schema documents, body and all."""
-    schema = schemathesis.openapi.from_dict(live_schema)
-    counts = {"checked": 0}
-    # One check at a time: the path lookup compiles werkzeug routing rules with ast.parse, which
-    # CPython 3.11.7 does not make safe across threads ("AST constructor recursion depth mismatch",
-    # python/cpython#106905, fixed in 3.11.8), and the games are played from several threads.
-    one_at_a_time = threading.Lock()
-
-    def check(response) -> None:
-        request = response.request
-        path = request.url.path if hasattr(request.url, "path") else requests.utils.urlparse(request.url).path
-        if path.endswith("/stream"):
-            return  # event streams: checked by tests/live
-        with one_at_a_time:
-            operation = schema.find_operation_by_path(request.method, path)
-            assert operation is not None, f"{request.method} {path} is not in the schema"
-            operation.validate_response(response)
-            counts["checked"] += 1
-
-    check.counts = counts
-    return check
-
-
-@pytest.fixture(scope="module")
-def generated(live_schema, tmp_path_factory):
-    """The client openapi-python-client generates from the live schema, imported as ``kifu_generated``."""
-    where = tmp_path_factory.mktemp("generated")
-    (where / "schema.json").write_text(json.dumps(live_schema))
-    (where / "config.yaml").write_text(f"package_name_override: {PACKAGE}\npost_hooks: []\n")
-    command = [
-        str(Path(sys.executable).parent / "openapi-python-client"),
-        "generate",
-        "--path",
-        str(where / "schema.json"),
-        "--config",
-        str(where / "config.yaml"),
-        "--meta",
-        "none",
-        "--output-path",
-        str(where / PACKAGE),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # A warning means a part of the schema the generator could not use (and left out).
-    assert "Warning" not in done.stdout + done.stderr, done.stdout + done.stderr
+@pytest.fixture(scope="session")
+def generated(api_schema_file):
+    """The client openapi-python-client generates from the schema file ``manage.py spectacular``
+    writes, imported as ``kifu_generated``. Generated once per schema: kept in the temporary
+    directory under the schema's hash, so a run whose schema did not change imports the last one."""
+    where = Path(tempfile.gettempdir()) / "kifu-generated-client" / schema_digest(api_schema_file)
+    if not (where / PACKAGE / "__init__.py").exists():
+        where.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix="building-", dir=where.parent))
+        shutil.copy(api_schema_file, building / "schema.json")
+        (building / "config.yaml").write_text(f"package_name_override: {PACKAGE}\npost_hooks: []\n")
+        command = [
+            str(Path(sys.executable).parent / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(building / "schema.json"),
+            "--config",
+            str(building / "config.yaml"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(building / PACKAGE),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        # A warning means a part of the schema the generator could not use (and left out).
+        assert "Warning" not in done.stdout + done.stderr, done.stdout + done.stderr
+        try:
+            building.rename(where)  # whole or not at all: a run stopped half-way leaves no half client
+        except OSError:
+            shutil.rmtree(building)  # another run got there first with the same schema
     sys.path.insert(0, str(where))
     try:
         yield importlib.import_module(PACKAGE)
@@ -130,10 +112,10 @@ def operation_modules(package) -> list:
     return modules
 
 
-def test_every_generated_operation_imports(generated, live_schema):
+def test_every_generated_operation_imports(generated, api_schema_file):
     operations = {
         operation["operationId"]
-        for item in live_schema["paths"].values()
+        for item in json.loads(api_schema_file.read_text())["paths"].values()
         for operation in item.values()
         if isinstance(operation, dict) and "operationId" in operation
     }
@@ -225,15 +207,24 @@ def play_generated(slug: str, base_url: str, check) -> tuple[int, list]:
     return moves, rejected
 
 
-def test_the_generated_client_plays_every_game(generated, stack, checked):
+@pytest.mark.django_db
+def test_the_server_serves_the_schema_the_client_was_generated_from(stack, api_schema_file):
+    response = requests.get(f"{stack.base_url}/api/schema", params={"format": "json"}, timeout=30)
+    assert response.status_code == 200, response.text[:300]
+    assert response.json() == json.loads(api_schema_file.read_text())
+
+
+@pytest.mark.django_db
+def test_the_generated_client_plays_every_game(generated, stack, schema_check):
     # Every game at once: each is one request at a time, and most of a move's time is its verdict.
     with ThreadPoolExecutor(len(REGISTRY)) as pool:
         slugs = sorted(REGISTRY)
         results = dict(
-            zip(slugs, pool.map(lambda slug: play_generated(slug, stack.base_url, checked), slugs), strict=True)
+            zip(slugs, pool.map(lambda slug: play_generated(slug, stack.base_url, schema_check), slugs), strict=True)
         )
     assert [rejection for _, rejected in results.values() for rejection in rejected] == []
-    assert all(moves > 0 for moves, _ in results.values()) and checked.counts["checked"] > 0
+    assert all(moves > 0 for moves, _ in results.values())
+    assert schema_check.checked >= sum(moves for moves, _ in results.values())  # each move's answer, at least
 
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -249,13 +240,60 @@ def readme_example() -> str:
     return block.removeprefix("```python\n").split("\n```", 1)[0] + "\n"
 
 
-def test_kifu_client_plays_every_game_with_the_readme_example(stack, tmp_path):
+# Put on the example's path as sitecustomize: every answer its requests get (streams aside, they are
+# read as they come) is written down, and the test checks each against the schema afterwards.
+RECORDER = """
+import base64, json, os, threading
+import requests
+
+_send, _lock = requests.Session.send, threading.Lock()
+
+
+def send(self, request, **kwargs):
+    response = _send(self, request, **kwargs)
+    if not kwargs.get("stream"):
+        line = json.dumps({
+            "method": request.method, "url": request.url, "status": response.status_code,
+            "headers": dict(response.headers), "body": base64.b64encode(response.content).decode(),
+        })
+        with _lock, open(os.environ["KIFU_ANSWERS"], "a") as answers:
+            answers.write(line + "\\n")
+    return response
+
+
+requests.Session.send = send
+"""
+
+
+def recorded_answers(path: Path) -> list[schemathesis.Response]:
+    """The answers RECORDER wrote down, as schemathesis responses (what its checks read)."""
+    answers = []
+    for line in path.read_text().splitlines():
+        seen = json.loads(line)
+        answers.append(
+            schemathesis.Response(
+                status_code=seen["status"],
+                headers={name.lower(): [value] for name, value in seen["headers"].items()},
+                content=base64.b64decode(seen["body"]),
+                request=requests.Request(seen["method"], seen["url"]).prepare(),
+                elapsed=0.0,
+                verify=True,
+            )
+        )
+    return answers
+
+
+@pytest.mark.django_db
+def test_kifu_client_plays_every_game_with_the_readme_example(stack, tmp_path, schema_check):
     """The README's own example, run as a script outside the repository (``kifu_client`` on the
-    path) for every game: each finishes with no move rejected. Games run side by side in batches of
-    at most STREAMS seats: each seat holds a stream, i.e. a server thread (the test stack has 16)."""
+    path) for every game: each finishes with no move rejected, and every answer it got is one the
+    schema documents. Games run side by side in batches of at most STREAMS seats: each seat holds a
+    stream, i.e. a server thread (the test stack has 16)."""
     script = tmp_path / "play.py"
     script.write_text(readme_example())
-    root = str(README.parent)
+    (tmp_path / "recorder").mkdir()
+    (tmp_path / "recorder" / "sitecustomize.py").write_text(RECORDER)
+    root = f"{README.parent}{os.pathsep}{tmp_path / 'recorder'}"
 
     def run(slug: str) -> subprocess.Popen:
         env = {
@@ -265,6 +303,7 @@ def test_kifu_client_plays_every_game_with_the_readme_example(stack, tmp_path):
             "KIFU_ENGINE": slug,
             "KIFU_PLAYERS": str(seat_count(slug)),
             "KIFU_CONFIG": json.dumps(CONFIG.get(slug, {})),
+            "KIFU_ANSWERS": str(tmp_path / f"{slug}.answers"),
         }
         return subprocess.Popen(
             [sys.executable, str(script)],
@@ -296,3 +335,8 @@ def test_kifu_client_plays_every_game_with_the_readme_example(stack, tmp_path):
             results[slug] = json.loads(out.strip().splitlines()[-1])
     assert {slug: r["status"] for slug, r in results.items()} == dict.fromkeys(REGISTRY, "finished")
     assert {slug: r["rejected"] for slug, r in results.items()} == dict.fromkeys(REGISTRY, [])
+    for slug in REGISTRY:
+        answers = recorded_answers(tmp_path / f"{slug}.answers")
+        assert len(answers) > 10, slug
+        for answer in answers:
+            schema_check(answer)
