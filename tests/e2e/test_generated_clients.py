@@ -28,6 +28,7 @@ import time
 import typing
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -65,8 +66,10 @@ def seat_count(slug: str) -> int:
 def generated(api_schema_file):
     """The client openapi-python-client generates from the schema file ``manage.py spectacular``
     writes, imported as ``kifu_generated``. Generated once per schema: kept in the temporary
-    directory under the schema's hash, so a run whose schema did not change imports the last one."""
-    where = Path(tempfile.gettempdir()) / "kifu-generated-client" / schema_digest(api_schema_file)
+    directory under the schema's hash (and the generator's version), so a run whose schema did not
+    change imports the last one."""
+    generator = metadata.version("openapi-python-client")
+    where = Path(tempfile.gettempdir()) / "kifu-generated-client" / f"{schema_digest(api_schema_file)}-{generator}"
     if not (where / PACKAGE / "__init__.py").exists():
         where.parent.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(prefix="building-", dir=where.parent))
@@ -92,6 +95,10 @@ def generated(api_schema_file):
             building.rename(where)  # whole or not at all: a run stopped half-way leaves no half client
         except OSError:
             shutil.rmtree(building)  # another run got there first with the same schema
+        for old in where.parent.iterdir():  # clients of schemas untouched for a day (not another run's)
+            if old != where and time.time() - old.stat().st_mtime > 86400:
+                shutil.rmtree(old, ignore_errors=True)
+    os.utime(where)  # in use: not a client to clear away
     sys.path.insert(0, str(where))
     try:
         yield importlib.import_module(PACKAGE)
