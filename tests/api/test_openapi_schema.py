@@ -8,6 +8,9 @@ including ones added later: the schema file is the one ``manage.py spectacular``
 - An operation anyone may call (``AllowAny``) asks for no credentials; one that reads with or
   without them (``IsAuthenticatedOrReadOnly`` reads) lists ``{}`` beside the token, so a generator
   that attaches credentials per operation still sends them there.
+
+And the check every stack-test answer goes through (``tests/openapi_check.py``) passes what the
+schema says and fails what it does not.
 """
 
 from __future__ import annotations
@@ -97,3 +100,47 @@ def test_the_record_is_a_download(schema):
     answer = schema["paths"]["/api/games/{id}/record"]["get"]["responses"]["200"]["content"]
     assert list(answer) == ["application/x-ndjson", "application/octet-stream"]
     assert all(body["schema"]["format"] == "binary" for body in answer.values())  # generators keep a file
+
+
+# ---- the check every stack-test answer goes through (tests/openapi_check.py) ----------------------
+def answer(method: str, path: str, status: int, body, content_type: str = "application/json"):
+    import requests
+    import schemathesis
+
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return schemathesis.Response(
+        status_code=status,
+        headers={"content-type": [content_type]},
+        content=content,
+        request=requests.Request(method, f"http://127.0.0.1:8000{path}").prepare(),
+        elapsed=0.0,
+        verify=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def check(schema):
+    from ..openapi_check import SchemaCheck
+
+    return SchemaCheck(schema)
+
+
+def test_the_answer_check_passes_what_the_schema_says(client, check):
+    for path in ("/api/engines/nine-card", "/api/engines/nowhere"):
+        response = client.get(path)
+        check(answer("GET", path, response.status_code, response.json()))
+    check(answer("GET", "/api/nothing-here", 404, {"code": "not_found", "message": "no such page"}))
+    check(answer("GET", "/api/schema", 200, b"openapi: 3.0.3", "application/vnd.oai.openapi"))  # not described
+    assert check.checked == 2
+
+
+def test_the_answer_check_fails_what_the_schema_does_not_say(client, check):
+    from schemathesis.openapi.checks import JsonSchemaError
+
+    engine = client.get("/api/engines/nine-card").json()
+    with pytest.raises(JsonSchemaError):
+        check(answer("GET", "/api/engines/nine-card", 200, {**engine, "min_players": "two"}))
+    with pytest.raises(AssertionError, match="does not document"):
+        check(answer("GET", "/api/engines/nine-card", 418, {"code": "teapot", "message": "no"}))
+    with pytest.raises(AssertionError, match="not in the schema"):
+        check(answer("GET", "/api/nothing-here", 200, {}))
