@@ -49,6 +49,11 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: bool(item.get_closest_marker("stack")))
 
 
+def pytest_terminal_summary(terminalreporter):
+    if SchemaCheck.total:
+        terminalreporter.write_line(f"openapi: {SchemaCheck.total} answers checked against the schema")
+
+
 @pytest.fixture(autouse=True)
 def _language_of_the_settings():
     """Every test starts in the settings' language. A request through Django's test client leaves the

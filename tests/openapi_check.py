@@ -37,6 +37,8 @@ class SchemaCheck:
     """``check(response)`` for a ``requests`` or ``httpx`` response: fails (``AssertionError`` or
     schemathesis's failure) when the schema does not document it. Counts what it checked."""
 
+    total = 0  # answers checked in this pytest process (the run's closing summary says how many)
+
     def __init__(self, schema: dict) -> None:
         self.schema = schemathesis.openapi.from_dict(schema)
         self.checked = 0
@@ -68,3 +70,4 @@ class SchemaCheck:
             )
             operation.validate_response(response)
             self.checked += 1
+            SchemaCheck.total += 1
