@@ -13,7 +13,7 @@ from games import table
 from games.meta import RECORD_TEXT
 from games.models import Game, TableEntry
 from games.records import MAX_SEAT_NAME
-from games.serializers import ConfigField, EngineSlugField
+from games.serializers import FREE_OBJECT, ConfigField, EngineSlugField
 from kifu.http.errors import ErrorSerializer, error_responses
 from kifu.http.openapi import NotBlankCharField, declared
 from kifu.http.params import validated
@@ -82,11 +82,35 @@ class TableEntryBodySerializer(serializers.Serializer):
 
 
 class TableEntrySerializer(serializers.ModelSerializer):
-    entry = serializers.JSONField(source="payload")
+    entry = TableEntryField(source="payload", read_only=True)
 
     class Meta:
         model = TableEntry
         fields = ["id", "entry", "idempotency_key", "status", "code", "message", "event_seq", "received_at"]
+
+
+MOVE = {
+    "type": "object",
+    "properties": {"type": {"type": "string"}},
+    "required": ["type"],
+    "additionalProperties": True,
+}
+SheetSeatField = declared(
+    serializers.DictField,
+    {
+        "type": "object",
+        "properties": {
+            "index": {"type": "integer"},
+            "name": {"type": "string"},
+            "view": FREE_OBJECT,
+            "moves": {"type": "array", "items": MOVE},
+        },
+        "additionalProperties": True,
+    },
+    "TableSheetSeatField",
+)
+NullableObjectField = declared(serializers.DictField, {**FREE_OBJECT, "nullable": True}, "TableNullableObjectField")
+ObjectField = declared(serializers.DictField, FREE_OBJECT, "TableObjectField")
 
 
 class TableSheetSerializer(serializers.Serializer):
@@ -98,11 +122,11 @@ class TableSheetSerializer(serializers.Serializer):
     source = serializers.CharField()
     head_seq = serializers.IntegerField()
     next_seq = serializers.IntegerField(help_text="The seq the next line takes (send it as the entry's seq).")
-    seats = serializers.ListField(child=serializers.DictField(), help_text="index, name, view, moves (legal now).")
+    seats = serializers.ListField(child=SheetSeatField(), help_text="index, name, view, moves (legal now).")
     actors = serializers.ListField(child=serializers.IntegerField())
-    chance = serializers.DictField(allow_null=True, help_text="The chance step due: step, example, fields, pool.")
-    system = serializers.ListField(child=serializers.DictField(), help_text="System lines that may be entered now.")
-    outcome = serializers.DictField(allow_null=True)
+    chance = NullableObjectField(allow_null=True, help_text="The chance step due: step, example, fields, pool.")
+    system = serializers.ListField(child=ObjectField(), help_text="System lines that may be entered now.")
+    outcome = NullableObjectField(allow_null=True)
 
 
 class TableEntryResultSerializer(serializers.Serializer):

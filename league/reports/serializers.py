@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games.serializers import FREE_OBJECT
 from kifu.http.openapi import declared
 
 from ..scoring import reports as rules
@@ -104,14 +105,29 @@ class ReportingInSerializer(serializers.Serializer):
     report_confirm_hours = HoursField(required=False, help_text="Hours, above 0 and at most 2160 (90 days).")
 
 
+PairingOwnerField = declared(
+    serializers.DictField,
+    {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["ladder", "tournament", "season"]},
+            "id": {"type": "integer"},
+            "name": {"type": "string"},
+        },
+    },
+    "PairingOwnerField",
+)
+SeriesField = declared(serializers.DictField, {**FREE_OBJECT, "nullable": True}, "PairingSeriesField")
+
+
 class PairingSerializer(serializers.Serializer):
     kind = serializers.CharField()
     id = serializers.CharField()
-    owner = serializers.DictField(help_text='{"kind": ladder|tournament|season, "id": ..., "name": ...}')
+    owner = PairingOwnerField(help_text='{"kind": ladder|tournament|season, "id": ..., "name": ...}')
     players = serializers.ListField(child=serializers.CharField(), help_text="Usernames in seat order.")
     results = serializers.CharField(help_text="How it may be decided: online, table or either.")
     report_confirm_hours = serializers.FloatField()
-    series = serializers.DictField(allow_null=True, help_text="The match spec when it is a series of games.")
+    series = SeriesField(allow_null=True, help_text="The match spec when it is a series of games.")
     decided = serializers.BooleanField()
     game = serializers.UUIDField(allow_null=True, help_text="Its game on the server (a series: the current one).")
     open_report = ResultReportSerializer(allow_null=True)
