@@ -152,7 +152,7 @@ def table_game_create(
 
 
 @transaction.atomic
-def table_game_for_pairing(*, game_id, keeper: AbstractBaseUser) -> Game:
+def table_game_for_pairing(*, game_id, keeper: AbstractBaseUser, organiser: bool = False) -> Game:
     """The table game that replaces an event's pairing game that has not started play: same engine,
     config, seats (accounts and names), organiser and ``organised`` flag; the server game is
     cancelled (its server-dealt cards were never played; its log stays as it is, append-only).
@@ -161,13 +161,15 @@ def table_game_for_pairing(*, game_id, keeper: AbstractBaseUser) -> Game:
     the game returned; ``game_finished`` then comes from the table game. ``keeper``: a seated player
     or the organiser. Refusals: 404 ``not_found``; 409 ``not_organised`` (not an event's pairing),
     ``not_a_server_game`` (already a table game), ``game_in_play`` (a move was made), ``game_over``,
-    ``game_cancelled``; 403 ``not_keeper``."""
+    ``game_cancelled``; 403 ``not_keeper``. ``organiser``: the event (the league) has checked that
+    ``keeper`` organises it; an organiser without a seat then keeps the table game as its creator
+    (the games layer cannot tell who organises an event)."""
     old = _lock(game_id)
     if not old.organised:
         raise TableError("not_organised", "only an event's pairing game can move to the table", status=409)
     if old.source != Game.Source.SERVER:
         raise TableError("not_a_server_game", "this game is already recorded at the table", status=409)
-    if not may_keep(game=old, user=keeper):
+    if not organiser and not may_keep(game=old, user=keeper):
         raise TableError("not_keeper", "only a seated player or the event's organiser may record it", status=403)
     if old.status == Game.Status.FINISHED:
         raise TableError("game_over", "this game is over; it cannot be played at the table", status=409)
@@ -183,7 +185,7 @@ def table_game_for_pairing(*, game_id, keeper: AbstractBaseUser) -> Game:
         rules_version=old.rules_version,
         config=old.config,
         source=Game.Source.TABLE,
-        created_by=old.created_by,
+        created_by=keeper if organiser and not old.seats.filter(user=keeper).exists() else old.created_by,
         organised=True,
         meta={"notes": note},
     )

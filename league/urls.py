@@ -47,6 +47,7 @@ urlpatterns = [
     path("pairings/<str:kind>/<str:pk>/confirm", api_reports.ConfirmView.as_view(), name="pairing-confirm"),
     path("pairings/<str:kind>/<str:pk>/dispute", api_reports.DisputeView.as_view(), name="pairing-dispute"),
     path("pairings/<str:kind>/<str:pk>/settle", api_reports.SettleView.as_view(), name="pairing-settle"),
+    path("pairings/<str:kind>/<str:pk>/table", api_reports.TableView.as_view(), name="pairing-table"),
     path("me/reports", api_reports.MyReportsView.as_view(), name="my-reports"),
     path("ladders/<int:pk>/reporting", api_reports.LadderReportingView.as_view(), name="ladder-reporting"),
     path("tournaments/<int:pk>/reporting", api_reports.TournamentReportingView.as_view(), name="tournament-reporting"),

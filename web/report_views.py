@@ -34,8 +34,9 @@ REFUSALS = {
     "invalid_ranking": lambda: _("Give each player a place: 1 for the winner; the same place for a tie."),
     "series_score_required": lambda: _("This pairing is a series: give each player's match points."),
     "impossible_score": lambda: _("That score cannot happen in this pairing; check the points."),
+    "game_in_play": lambda: _("Moves were made on the server: finish this game there."),
 }
-STEPS = ("report", "confirm", "dispute", "settle")
+STEPS = ("report", "confirm", "dispute", "settle", "table")
 # The words of report statuses and steps in the active language (the API keeps the codes).
 LABELS = {
     "pending": lambda: _("waiting for confirmation"),
@@ -120,6 +121,11 @@ def pairing_report(request, kind, pk):
         and report is not None
         and report["status"] == "pending"
         and viewer.get_username() in report["waiting_for"],
+        "may_table": (seated or services.may_settle(pairing, viewer))
+        and not pairing.decided
+        and pairing.mode != "online"
+        and pairing.game is not None,
+        "at_table": pairing.game is not None and pairing.game.source == "table",
         "key": uuid.uuid4().hex,
         "game_url": reverse("web:game", kwargs={"pk": pairing.game.pk}) if pairing.game is not None else None,
     }
@@ -136,6 +142,9 @@ def _post(request, kind, pk):
         if step not in STEPS:
             raise ServiceError("unknown_step", f"the step is one of {', '.join(STEPS)}")
         pairing = pairing_get(kind, pk)
+        if step == "table":  # record it at the table: the recorder page of the new table game
+            _key, game = services.pairing_to_table(kind=kind, pairing=pk, by=request.user)
+            return redirect("web:table", pk=game.pk)
         ranking, scores = _result_from(request, usernames(pairing.players))
         common = {"kind": kind, "pairing": pk, "by": request.user, "idempotency_key": key}
         if step == "report":

@@ -4,8 +4,9 @@ call one service or selector, serialize."""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions
+from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -100,6 +101,30 @@ class ReportView(_Step):
             scores=_scores(data.get("scores")), idempotency_key=_key(data, request),
         )  # fmt: skip
         return _pairing_response(kind, pk, request.user)
+
+
+class TableView(_Step):
+    @extend_schema(
+        parameters=[KIND, PK],
+        request=None,
+        responses={201: s.PairingTableSerializer, **ERRORS},
+        tags=["results"],
+        description="A player of the pairing or an organiser moves it to a real table: its server game, not "
+        "yet played, is replaced by a table game to record with the table recorder (POST entries to "
+        "/api/table-games/{game}/entries); the finished record is the keeper's report, which the other "
+        "players confirm. 409 reports_not_allowed where the pairing is decided online only, game_in_play "
+        "once a move was made on the server. Sent again, it answers the same table game.",
+    )
+    def post(self, request, kind: str, pk: str):
+        key, game = services.pairing_to_table(kind=kind, pairing=pk, by=request.user)
+        body = {
+            "kind": kind,
+            "id": key,
+            "game": game.pk,
+            "sheet": request.build_absolute_uri(reverse("api:table-sheet", kwargs={"pk": game.pk})),
+            "recorder": request.build_absolute_uri(reverse("web:table", kwargs={"pk": game.pk})),
+        }
+        return Response(s.PairingTableSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
 class ConfirmView(_Step):

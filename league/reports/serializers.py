@@ -132,3 +132,11 @@ class PairingSerializer(serializers.Serializer):
     game = serializers.UUIDField(allow_null=True, help_text="Its game on the server (a series: the current one).")
     open_report = ResultReportSerializer(allow_null=True)
     reports = ResultReportSerializer(many=True)
+
+
+class PairingTableSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    id = serializers.CharField(help_text="The pairing's id now (a rated game's is its table game).")
+    game = serializers.UUIDField(help_text="The table game that replaces the pairing's server game.")
+    sheet = serializers.CharField(help_text="API: the keeper's sheet and entries (/api/table-games/{game}).")
+    recorder = serializers.CharField(help_text="Web: the table recorder page.")

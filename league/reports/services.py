@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from games.errors import ServiceError
 from games.models import Game
+from games.table import table_game_for_pairing
 from kifu.locking import lock_by_id
 
 from ..models import Ladder, ResultReport, ResultReportStep, Tournament
@@ -30,7 +31,15 @@ from ..services.ladders import ladder_update
 from ..services.log import event_append, projection_advance
 from ..services.matches import game_ranking
 from ..services.membership import is_organiser, require_organiser
-from .pairings import LADDER_STEPS, Pairing, decide_reported, decide_table_game, pairing_get, pairing_of_game
+from .pairings import (
+    LADDER_STEPS,
+    Pairing,
+    decide_reported,
+    decide_table_game,
+    pairing_game_replace,
+    pairing_get,
+    pairing_of_game,
+)
 
 log = logging.getLogger("kifu.league")
 Status, Step = ResultReport.Status, ResultReportStep.Kind
@@ -378,6 +387,40 @@ def table_game_finished(*, game_id, now: datetime | None = None) -> ResultReport
     _step(report, target, Step.REPORTED, actor=keeper, now=now, payload=payload)
     _finish(target)
     return report
+
+
+@transaction.atomic
+def pairing_to_table(*, kind: str, pairing, by) -> tuple[str, Game]:
+    """Play the pairing at a real table: its server game, not yet played, is replaced by a table game
+    that ``by`` (a player of the pairing or an organiser) records with the table recorder
+    (``games.table``); its finish comes back as that keeper's report (``table_game_finished``).
+    Returns the pairing's key (a rated game's is its game, so it changes) and the table game. Sent
+    again once moved, it returns the same table game. Refusals: 409 ``reports_not_allowed`` (the
+    pairing is decided online only), ``pairing_decided``, ``no_game``, and the recorder's own
+    (``game_in_play`` once a move was made on the server, ...)."""
+    target = pairing_get(kind, pairing, lock=True)
+    if by is None or not by.is_authenticated:
+        raise ServiceError("not_authenticated", "log in (send your API token) to do this", status=401)
+    organiser = is_organiser(target.club_id, by)
+    if by.pk not in target.players and not organiser:
+        raise ServiceError(
+            "not_in_pairing", "only the players of this pairing or an organiser may move it to the table", status=403
+        )
+    _require_undecided(target)
+    if target.mode == rules.ONLINE:
+        raise ServiceError(
+            "reports_not_allowed",
+            "this pairing is decided by a game on the server only; an organiser may allow table results "
+            "(results: table or either)",
+            status=409,
+        )
+    game = target.game
+    if game is None:
+        raise ServiceError("no_game", "this pairing has no game to play at the table yet", status=409)
+    if game.source == Game.Source.TABLE:
+        return target.key, game
+    table = table_game_for_pairing(game_id=game.pk, keeper=by, organiser=organiser)
+    return pairing_game_replace(target, table), table
 
 
 def _keeper(game: Game):
