@@ -134,7 +134,10 @@ if DATABASE_URL:
         and DATABASES["default"]
         and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
     ):
-        DATABASES["default"]["ENGINE"] = "django_prometheus.db.backends.postgresql"  # Django's, counting queries
+        DATABASES["default"]["ENGINE"] = "kifu.db.postgresql_metrics"  # django-prometheus's, counting queries
+    elif DATABASES["default"] and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Django's, with a health check that costs no round trip when the socket is quiet (kifu/db/health.py)
+        DATABASES["default"]["ENGINE"] = "kifu.db.postgresql"
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -232,6 +235,9 @@ KIFU_SUBMISSION_REQUEUE_SECONDS = env.number("KIFU_SUBMISSION_REQUEUE_SECONDS", 
 # The embedded scheduler thread's tick; it closes windows whose deadline has passed.
 KIFU_EMBEDDED_TICK_SECONDS = 0.1
 KIFU_MAX_WAIT_SECONDS = 30
+# Each web process remembers a token's account this long (api/authentication.py): a token deleted,
+# or an account changed, in another process is honoured at most this much longer. 0: read every time.
+KIFU_TOKEN_CACHE_SECONDS = env.number("KIFU_TOKEN_CACHE_SECONDS", 2.0, minimum=0, maximum=60)
 # Receipt time of a move (games/receipts.py): a trusted proxy's request-start header (e.g.
 # X-Request-Start, set by deploy/nginx.conf), honoured only when named here; and the grace that a
 # window's close waits after its deadline (a proxy's stamp may be this much older than the moment
