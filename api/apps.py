@@ -5,3 +5,13 @@ from django.apps import AppConfig
 
 class ApiConfig(AppConfig):
     name = "api"
+
+    def ready(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_delete, post_save
+        from rest_framework.authtoken.models import Token
+
+        from .authentication import forget_account, forget_token
+
+        post_delete.connect(forget_token, sender=Token, dispatch_uid="api.forget_token")
+        post_save.connect(forget_account, sender=get_user_model(), dispatch_uid="api.forget_account")

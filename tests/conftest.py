@@ -67,6 +67,15 @@ def _language_of_the_settings():
     translation.deactivate()
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_tokens():
+    """Every test starts with no token remembered by the API's authentication (api/authentication.py):
+    a test's tokens vanish with its rolled-back transaction, without the delete signal."""
+    from api.authentication import forget_all
+
+    forget_all()
+
+
 def pytest_collection_finish(session):
     """Freeze what collection loaded (Django, the test modules, the engines' tables) out of the
     cyclic garbage collector's reach: a full collection otherwise walks all of it again, and the
