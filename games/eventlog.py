@@ -41,7 +41,7 @@ from .engines.chance import ChanceStream
 from .errors import ServiceError, not_found
 from .models import GENESIS_HASH, Event, Game, Submission
 from .records import canonical_json
-from .signals import game_changed, game_finished, window_timer_due
+from .signals import game_changed, game_finished, games_changed, window_timer_due
 
 log = logging.getLogger("kifu.games")
 
@@ -510,17 +510,18 @@ class Notice:
     accounts: list[int] | None = None  # the seated accounts, when the writer knows them
 
     def send(self) -> None:
-        notices.publish(
-            self.game_id,
-            {"seq": self.seq, "window": self.window or None, "finished": self.finished},
-            verdicts=self.verdicts,
-            accounts=self.accounts,
-        )
+        notices.publish(self.game_id, self._message(), verdicts=self.verdicts, accounts=self.accounts)
         for receiver, error in game_changed.send_robust(
             sender=Game, game_id=self.game_id, seq=self.seq, finished=self.finished
         ):
             if isinstance(error, Exception):
                 log.error("game_changed receiver %r failed for %s: %r", receiver, self.game_id, error)
+        self._follow_up()
+
+    def _message(self) -> dict:
+        return {"seq": self.seq, "window": self.window or None, "finished": self.finished}
+
+    def _follow_up(self) -> None:
         if self.window and self.deadline is not None and (self.window_opened or self.retry_close):
             # A close that had to wait for a move request in flight is tried again shortly.
             due = max(self.deadline + receipts.grace(), timezone.now() + timedelta(milliseconds=20))
@@ -537,3 +538,18 @@ class Notice:
             for receiver, error in game_finished.send_robust(sender=Game, game_id=self.game_id, outcome=outcome):
                 if isinstance(error, Exception):
                     log.error("game_finished receiver %r failed for %s: %r", receiver, self.game_id, error)
+
+
+def send_notices(notes: list[Notice]) -> None:
+    """``Notice.send`` of many games' writes committed together (a season's start): one Redis round
+    trip for all their publishes and one ``games_changed`` signal for all of them, so that after
+    commit the cost does not grow with a round trip or a query per game."""
+    if not notes:
+        return
+    notices.publish_many([(note.game_id, note._message(), note.verdicts, note.accounts) for note in notes])
+    changes = [{"game_id": note.game_id, "seq": note.seq, "finished": note.finished} for note in notes]
+    for receiver, error in games_changed.send_robust(sender=Game, changes=changes):
+        if isinstance(error, Exception):
+            log.error("games_changed receiver %r failed for %d games: %r", receiver, len(changes), error)
+    for note in notes:
+        note._follow_up()

@@ -80,29 +80,45 @@ def publish(game_id, notice: dict, *, verdicts: list[dict] = (), accounts: list[
     round trip (``accounts``: the seated accounts, when the caller knows them). A verdict is a
     list ``kifu:verdict:<submission>`` that lives for a while, so a request that starts waiting
     after the worker decided still finds it."""
-    message = {"game": str(game_id), **notice}
-    try:
-        accounts = _accounts(game_id) if accounts is None else accounts
-    except Exception:
-        log.warning("could not list the accounts of game %s", game_id, exc_info=True)
-        accounts = []
-    channels = [channel(game_id), *(account_channel(user_id) for user_id in accounts)]
+    publish_many([(game_id, notice, verdicts, accounts)])
+
+
+PUBLISH_BATCH = 1000  # games per Redis round trip of ``publish_many``
+
+
+def publish_many(changes) -> None:
+    """``publish`` of many games' changes, ``(game_id, notice, verdicts, accounts)`` each, in one
+    Redis round trip per ``PUBLISH_BATCH`` games (a season's start announces thousands at once)."""
+    outgoing = []
+    for game_id, notice, verdicts, accounts in changes:
+        message = {"game": str(game_id), **notice}
+        try:
+            accounts = _accounts(game_id) if accounts is None else accounts
+        except Exception:
+            log.warning("could not list the accounts of game %s", game_id, exc_info=True)
+            accounts = []
+        channels = [channel(game_id), *(account_channel(user_id) for user_id in accounts)]
+        outgoing.append((game_id, message, verdicts, channels))
     if not settings.REDIS_URL:
-        for name in channels:  # embedded: one process, so hand it over directly (polling also runs)
-            BUS.deliver(name, message)
+        for _, message, _, channels in outgoing:
+            for name in channels:  # embedded: one process, so hand it over directly (polling also runs)
+                BUS.deliver(name, message)
         return
-    try:
-        pipe = redis_client().pipeline(transaction=False)
-        for verdict in verdicts:
-            key = verdict_key(verdict["id"])
-            pipe.rpush(key, json.dumps(verdict))
-            pipe.expire(key, VERDICT_TTL_SECONDS)
-        body = json.dumps(message)
-        for name in channels:
-            pipe.publish(name, body)
-        pipe.execute()
-    except Exception:  # the stream is a hint; the event log is the truth and clients can poll it
-        log.warning("could not publish to %s", channel(game_id), exc_info=True)
+    for start in range(0, len(outgoing), PUBLISH_BATCH):
+        batch = outgoing[start : start + PUBLISH_BATCH]
+        try:
+            pipe = redis_client().pipeline(transaction=False)
+            for _, message, verdicts, channels in batch:
+                for verdict in verdicts:
+                    key = verdict_key(verdict["id"])
+                    pipe.rpush(key, json.dumps(verdict))
+                    pipe.expire(key, VERDICT_TTL_SECONDS)
+                body = json.dumps(message)
+                for name in channels:
+                    pipe.publish(name, body)
+            pipe.execute()
+        except Exception:  # the stream is a hint; the event log is the truth and clients can poll it
+            log.warning("could not publish to %s", ", ".join(channel(item[0]) for item in batch[:3]), exc_info=True)
 
 
 def account_notice(user_ids, notice: dict) -> None:

@@ -29,7 +29,7 @@ from .clocks import CLOCK_STATE
 from .engines import get_engine
 from .engines.base import Engine, RuleError
 from .errors import ServiceError
-from .eventlog import Appender, running_seats
+from .eventlog import Appender, running_seats, send_notices
 from .eventlog import lock as _lock
 from .meta import MetaError, spectator_delay_check
 from .models import Event, Game, MatureConsent, Seat, Submission
@@ -185,8 +185,7 @@ def games_create_many(
     Game.objects.bulk_create(games)
     Seat.objects.bulk_create(seats_rows)
     Event.objects.bulk_create(events)
-    for note in notes:
-        transaction.on_commit(note.send)
+    transaction.on_commit(lambda: send_notices(notes))
     for invited, notice in invitations:
         transaction.on_commit(lambda users=invited, notice=notice: account_notice(users, notice))
     return games

@@ -17,6 +17,12 @@ game_finished = Signal()
 # Webhooks connect here, so games never imports hooks.
 game_changed = Signal()
 
+# Sent with ``changes`` (a list of ``{"game_id", "seq", "finished"}``) in place of one
+# ``game_changed`` per game when one transaction started many games (``services.games_create_many``:
+# a season of thousands), so a receiver can answer all of them in a few queries. A receiver of
+# ``game_changed`` connects here too.
+games_changed = Signal()
+
 # Sent with ``game_id`` and ``force`` when a game has pending submissions for a worker to decide
 # (``games.services``); the receiver (``games.tasks.on_advance_due``) queues ``game_advance_task``
 # unless one is already waiting to start (``force``: queue it anyway).

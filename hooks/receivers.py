@@ -17,6 +17,10 @@ def on_game_changed(sender, *, game_id, **kwargs) -> None:
     services.game_changes_deliver(game_id=game_id)
 
 
+def on_games_changed(sender, *, changes, **kwargs) -> None:
+    services.game_changes_deliver_many(game_ids=[change["game_id"] for change in changes])
+
+
 @receiver(post_save, sender=Webhook, dispatch_uid="hooks.webhook_saved")
 @receiver(post_delete, sender=Webhook, dispatch_uid="hooks.webhook_deleted")
 def on_webhook_written(sender, **kwargs) -> None:

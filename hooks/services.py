@@ -147,6 +147,14 @@ def _changes(game: Game, seat: int, cursor: GameCursor, fresh: bool) -> list[tup
     return out
 
 
+def game_changes_deliver_many(*, game_ids) -> int:
+    """``game_changes_deliver`` of many games changed at once (a season's start): which of them
+    anyone listens to is one cache read and at most one query per batch, not one per game; only
+    those listened to are delivered (each as ``game_changes_deliver``). Returns how many."""
+    listened = [game_id for game_id, seats in selectors.listening_seats_many(game_ids).items() if seats]
+    return sum(game_changes_deliver(game_id=game_id) for game_id in listened)
+
+
 def game_changes_deliver(*, game_id) -> int:
     """Queue the deliveries a committed change of a game calls for; returns how many.
 

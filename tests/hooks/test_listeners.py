@@ -110,8 +110,8 @@ def test_a_webhook_committed_while_an_answer_is_read_is_not_lost(monkeypatch):
     game = nine_card(oya, ko)
     read = selectors._listening_seats_read
 
-    def read_then_a_webhook_commits(game_id):
-        answer = read(game_id)  # nobody listens, as of this read
+    def read_then_a_webhook_commits(game_ids):
+        answer = read(game_ids)  # nobody listens, as of this read
         Webhook.objects.create(user=ko, url="http://127.0.0.1:9/", events=["your_turn"], secret="s")
         services._listeners_version_set()  # what the writer's commit does
         return answer
@@ -159,3 +159,39 @@ def test_without_the_cache_the_database_answers(monkeypatch):
     monkeypatch.setattr(cache, "get_many", down)
     assert selectors.listening_seats(game_id=game.pk) == [(ko.pk, 1)]
     assert services.game_changes_deliver(game_id=game.pk) == 1
+
+
+def test_many_games_are_checked_in_one_query():
+    oya, ko, mi, kai = (make_user(name) for name in ("oya", "ko", "mi", "kai"))
+    services.webhook_create(user=mi, url="http://127.0.0.1:9/")
+    games = [nine_card(oya, ko), nine_card(ko, oya), nine_card(oya, mi), nine_card(kai, oya)]
+    ids = [game.pk for game in games]
+    with CaptureQueriesContext(connection) as queries:
+        answers = selectors.listening_seats_many(ids)
+    assert len(queries) == 1
+    assert answers == {ids[0]: [], ids[1]: [], ids[2]: [(mi.pk, 1)], ids[3]: []}
+    with CaptureQueriesContext(connection) as queries:
+        assert selectors.listening_seats_many(reversed(ids)) == answers
+    assert len(queries) == 0, "each game's answer is cached as the single reads' are"
+    assert selectors.listening_seats(game_id=ids[2]) == [(mi.pk, 1)]
+
+
+@pytest.mark.parametrize("listener", [False, True])
+def test_starting_many_games_costs_the_same_after_commit_for_2_or_8(listener, django_capture_on_commit_callbacks):
+    """A season's start (``games_create_many``) announces its games after commit with one check
+    of who listens, not one per game; the games a webhook listens to are delivered."""
+    players = [make_user(f"p{index}") for index in range(16)]
+    if listener:
+        services.webhook_create(user=players[0], url="http://127.0.0.1:9/", events=["game_started"])
+
+    def start(count: int) -> int:
+        seatings = [players[2 * index : 2 * index + 2] for index in range(count)]
+        with CaptureQueriesContext(connection) as queries:
+            with django_capture_on_commit_callbacks(execute=True):
+                game_services.games_create_many(
+                    engine_slug="nine-card", config={}, seatings=seatings, created_by=players[0]
+                )
+        return len(queries)
+
+    assert start(2) == start(8)
+    assert Delivery.objects.filter(event="game_started").count() == (2 if listener else 0)
