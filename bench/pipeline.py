@@ -32,6 +32,10 @@ stack
     the measured seconds (after a warm-up), divided by those seconds.
     p50/p95/p99: submit -> verdict latency of those moves, measured by the client.
     ratio: moves/s : pgbench TPS (issue 14's target: >= 0.03).
+    CPU ms per move: CPU time (user + system) that the web processes, the Celery worker and the
+    scratch database's PostgreSQL backends spent during the measured seconds, per validated move.
+    Unlike moves/s it hardly depends on what else the machine runs, so it is the figure to compare
+    two trees measured at different moments on a shared machine.
 in-process
     The same kind of moves (Nine Card, random legal) applied in this process through
     ``games.services``: ``move_submit`` (stores the submission, queues the task on Redis; no worker
@@ -108,6 +112,51 @@ def spread(values_ms: list[float]) -> str:
         return "no samples"
     parts = [f"p{q}={fmt_ms(sb.percentile(values_ms, q))}" for q in (50, 95)]
     return f"{' '.join(parts)} max={fmt_ms(max(values_ms))} min={fmt_ms(min(values_ms))} ms (n={len(values_ms)})"
+
+
+# ---- CPU spent per validated move ----------------------------------------------------------------
+def _cpu_by_pid(match) -> dict[int, float]:
+    """CPU seconds (user + system, all threads) of every process for which ``match(pgrp, cmdline)``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                stat = handle.read()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            pgrp = int(fields[2])
+            if not match(pgrp, lambda pid=entry: Path(f"/proc/{pid}/cmdline").read_bytes()):
+                continue
+            found[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return found
+
+
+class CpuMeter:
+    """CPU seconds the stack spends while a phase runs: the web processes (gunicorn's process
+    group), the Celery worker's, and the PostgreSQL backends serving the scratch database (those
+    alive at the phase's end). CPU time, unlike moves/s, barely depends on what else the shared
+    machine runs, so its per-move figure compares two trees measured minutes apart."""
+
+    def __init__(self, stack, database: str) -> None:
+        self.stack, self.database = stack, f" {database} ".encode()
+
+    def read(self) -> dict[str, dict[int, float]]:
+        web, worker = self.stack.web.popen.pid, self.stack.worker.popen.pid
+        return {
+            "web": _cpu_by_pid(lambda pgrp, cmdline: pgrp == web),
+            "worker": _cpu_by_pid(lambda pgrp, cmdline: pgrp == worker),
+            "db": _cpu_by_pid(lambda pgrp, cmdline: self.database in cmdline().replace(b"\0", b" ")),
+        }
+
+    @staticmethod
+    def spent(before: dict, after: dict) -> dict[str, float]:
+        return {
+            part: sum(max(cpu - before[part].get(pid, 0.0), 0.0) for pid, cpu in after[part].items()) for part in after
+        }
 
 
 # ---- a) pgbench -------------------------------------------------------------------------------
@@ -387,6 +436,7 @@ class Phase:
     seconds: float
     records: list[Record] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by part (CpuMeter), if metered
 
     @property
     def decided(self) -> list[Record]:
@@ -401,12 +451,16 @@ class Phase:
     def lag_ms(self) -> list[float]:
         return [(r.received_at - r.sent) * 1000 for r in self.records if r.received_at is not None]
 
+    def cpu_ms_per_move(self) -> dict[str, float]:
+        moves = len(self.decided)
+        return {part: seconds * 1000 / moves for part, seconds in self.cpu.items()} if moves else {}
+
     def counts(self) -> str:
         outcomes = [r.outcome for r in self.records]
         return " ".join(f"{name}={outcomes.count(name)}" for name in ("accepted", "rejected", "pending", "error"))
 
 
-def play(base_url: str, assignment, seconds: float, warmup: float, probe_slots=(), seed: int = 0):
+def play(base_url: str, assignment, seconds: float, warmup: float, probe_slots=(), seed: int = 0, meter=None):
     """Run the move-load clients (and window probes on ``probe_slots``) for ``warmup + seconds``;
     the phase holds the moves whose verdict came back inside the measured ``seconds``."""
     stop = threading.Event()
@@ -416,14 +470,16 @@ def play(base_url: str, assignment, seconds: float, warmup: float, probe_slots=(
         thread.start()
     try:
         time.sleep(warmup)
+        cpu_before = meter.read() if meter else None
         begin = time.perf_counter()
         time.sleep(seconds)
         end = time.perf_counter()
+        cpu = CpuMeter.spent(cpu_before, meter.read()) if meter else {}
     finally:
         stop.set()
         for thread in (*clients, *probes):
             thread.join(WAIT + 40)
-    phase = Phase(end - begin)
+    phase = Phase(end - begin, cpu=cpu)
     for client in clients:
         phase.records += [r for r in client.records if begin <= r.end <= end]
         phase.failures += client.failures
@@ -599,15 +655,18 @@ def run(args, cleanup: sb.Cleanup) -> None:
     failures = [f for probe in idle for f in probe.failures]
 
     # b) the measurement, K times
+    meter = CpuMeter(stack, sb.database_name(database_url))
     runs = []
     for k in range(args.repeat):
-        phase, _ = play(base, assignment, args.seconds, args.warmup, seed=args.seed + k)
+        phase, _ = play(base, assignment, args.seconds, args.warmup, seed=args.seed + k, meter=meter)
         latency = phase.latency_ms()
+        cpu = phase.cpu_ms_per_move()
         figures = {
             "moves_per_s": phase.moves_per_s(),
             "p50_ms": sb.percentile(latency, 50),
             "p95_ms": sb.percentile(latency, 95),
             "p99_ms": sb.percentile(latency, 99),
+            **{f"cpu_{part}_ms": cpu.get(part, float("nan")) for part in ("web", "worker", "db")},
         }
         runs.append((phase, figures))
         failures += phase.failures
@@ -617,7 +676,8 @@ def run(args, cleanup: sb.Cleanup) -> None:
         say(
             f"stack run {k + 1}  : {figures['moves_per_s']:.1f} validated moves/s over {phase.seconds:.1f} s; "
             f"submit->verdict p50 {fmt_ms(figures['p50_ms'])} p95 {fmt_ms(figures['p95_ms'])} "
-            f"p99 {fmt_ms(figures['p99_ms'])} ms ({phase.counts()})"
+            f"p99 {fmt_ms(figures['p99_ms'])} ms ({phase.counts()}); CPU ms per move: "
+            f"web {figures['cpu_web_ms']:.2f} worker {figures['cpu_worker_ms']:.2f} db {figures['cpu_db_ms']:.2f}"
         )
     summary = {name: [figures[name] for _, figures in runs] for name in runs[0][1]}
     if args.repeat > 1:
@@ -659,6 +719,12 @@ def run(args, cleanup: sb.Cleanup) -> None:
         f"({args.games} games, {args.clients} clients, {games_played} games played in all)"
     )
     say(f"ratio            : moves/s : pgbench TPS = {ratio:.4f} (issue 14 target >= 0.03)")
+    cpu_parts = {part: sb.median(summary[f"cpu_{part}_ms"]) for part in ("web", "worker", "db")}
+    say(
+        "stack CPU        : "
+        + ", ".join(f"{part} {ms:.2f}" for part, ms in cpu_parts.items())
+        + f" = {sum(cpu_parts.values()):.2f} ms per validated move (median; the processes' CPU time)"
+    )
     say(f"in-process       : {per_move}")
     say(
         f"workers 1 vs 2   : c=1 {scale[1]:.1f} moves/s, c=2 {scale[2]:.1f} moves/s, "
