@@ -32,12 +32,19 @@ def _now() -> float:
 
 
 def _redis_client(key: str):
-    """The cache's own Redis client for ``key`` (None when the cache is not Redis)."""
+    """The cache's own Redis client for writes (None when the cache is not Redis).
+
+    Django's ``get_client`` builds a new ``redis.Redis`` on its connection pool at every call (~2%
+    of a web process's CPU under the move benchmark, one per request); writes always go to the
+    first server, so the client is made once per cache client (each thread has its own) and kept."""
     backend = getattr(cache, "_cache", None)
     get_client = getattr(backend, "get_client", None)
     if get_client is None or not type(backend).__module__.startswith("django.core.cache.backends.redis"):
         return None
-    return get_client(key, write=True)
+    client = getattr(backend, "_kifu_write_client", None)
+    if client is None:
+        client = backend._kifu_write_client = get_client(key, write=True)
+    return client
 
 
 def window_hit(name: str, window: int, limit: int, *, now: float | None = None) -> float | None:
