@@ -35,7 +35,9 @@ stack
     CPU ms per move: CPU time (user + system) that the web processes, the Celery worker and the
     scratch database's PostgreSQL backends spent during the measured seconds, per validated move.
     Unlike moves/s it hardly depends on what else the machine runs, so it is the figure to compare
-    two trees measured at different moments on a shared machine.
+    two trees measured at different moments on a shared machine. The web's CPU is also given per
+    HTTP request: a client polls ``legal-moves`` while its opponent thinks, so the requests per move
+    grow with the verdict latency.
 in-process
     The same kind of moves (Nine Card, random legal) applied in this process through
     ``games.services``: ``move_submit`` (stores the submission, queues the task on Redis; no worker
@@ -278,6 +280,7 @@ class Client(threading.Thread):
         self.records: list[Record] = []
         self.recent: deque[float] = deque(maxlen=16)
         self.failures: list[str] = []
+        self.answered: list[float] = []  # when each HTTP answer came (every request: polls too)
 
     def stall_limit(self) -> float:
         """How long a game may show no legal move and no new event before we ask if it is over:
@@ -288,6 +291,7 @@ class Client(threading.Thread):
         import requests
 
         session = requests.Session()
+        session.hooks["response"].append(lambda response, **kwargs: self.answered.append(time.perf_counter()))
         stalled: dict[int, tuple[str, int, float]] = {}
         pause = 0.002
         try:
@@ -437,6 +441,7 @@ class Phase:
     records: list[Record] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by part (CpuMeter), if metered
+    requests: int = 0  # HTTP requests the move-load clients had answered in the measured seconds
 
     @property
     def decided(self) -> list[Record]:
@@ -482,6 +487,7 @@ def play(base_url: str, assignment, seconds: float, warmup: float, probe_slots=(
     phase = Phase(end - begin, cpu=cpu)
     for client in clients:
         phase.records += [r for r in client.records if begin <= r.end <= end]
+        phase.requests += sum(1 for moment in client.answered if begin <= moment <= end)
         phase.failures += client.failures
     for probe in probes:
         phase.failures += probe.failures
@@ -667,6 +673,8 @@ def run(args, cleanup: sb.Cleanup) -> None:
             "p95_ms": sb.percentile(latency, 95),
             "p99_ms": sb.percentile(latency, 99),
             **{f"cpu_{part}_ms": cpu.get(part, float("nan")) for part in ("web", "worker", "db")},
+            "web_ms_per_request": phase.cpu.get("web", float("nan")) * 1000 / max(phase.requests, 1),
+            "requests_per_move": phase.requests / max(len(phase.decided), 1),
         }
         runs.append((phase, figures))
         failures += phase.failures
@@ -677,7 +685,8 @@ def run(args, cleanup: sb.Cleanup) -> None:
             f"stack run {k + 1}  : {figures['moves_per_s']:.1f} validated moves/s over {phase.seconds:.1f} s; "
             f"submit->verdict p50 {fmt_ms(figures['p50_ms'])} p95 {fmt_ms(figures['p95_ms'])} "
             f"p99 {fmt_ms(figures['p99_ms'])} ms ({phase.counts()}); CPU ms per move: "
-            f"web {figures['cpu_web_ms']:.2f} worker {figures['cpu_worker_ms']:.2f} db {figures['cpu_db_ms']:.2f}"
+            f"web {figures['cpu_web_ms']:.2f} worker {figures['cpu_worker_ms']:.2f} db {figures['cpu_db_ms']:.2f}; "
+            f"{figures['requests_per_move']:.2f} requests per move, web {figures['web_ms_per_request']:.2f} ms each"
         )
     summary = {name: [figures[name] for _, figures in runs] for name in runs[0][1]}
     if args.repeat > 1:
@@ -723,7 +732,9 @@ def run(args, cleanup: sb.Cleanup) -> None:
     say(
         "stack CPU        : "
         + ", ".join(f"{part} {ms:.2f}" for part, ms in cpu_parts.items())
-        + f" = {sum(cpu_parts.values()):.2f} ms per validated move (median; the processes' CPU time)"
+        + f" = {sum(cpu_parts.values()):.2f} ms per validated move (median; the processes' CPU time); "
+        f"web {sb.median(summary['web_ms_per_request']):.2f} ms per HTTP request "
+        f"({sb.median(summary['requests_per_move']):.2f} requests per move: polls of legal-moves included)"
     )
     say(f"in-process       : {per_move}")
     say(
