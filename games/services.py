@@ -31,6 +31,7 @@ from .engines.base import Engine, RuleError
 from .errors import ServiceError
 from .eventlog import Appender, running_seats, send_notices
 from .eventlog import lock as _lock
+from .eventlog import pending as eventlog_pending
 from .meta import MetaError, spectator_delay_check
 from .models import Event, Game, MatureConsent, Seat, Submission
 from .notices import account_notice
@@ -510,10 +511,7 @@ def game_advance(*, game_id, received_before: datetime | None = None) -> int:
     looked like at that date); later submissions stay pending for the next advance.
     """
     game = _lock(game_id)
-    pending = Submission.objects.filter(game_id=game.pk, status=Submission.Status.PENDING)
-    if received_before is not None:
-        pending = pending.filter(received_at__lt=received_before)
-    pending = list(pending.order_by("id"))
+    pending = eventlog_pending(game.pk, received_before=received_before)
     if game.status == Game.Status.OPEN and not pending:
         return 0
     appender = Appender.open(game, get_engine(game.engine))
