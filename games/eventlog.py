@@ -430,6 +430,7 @@ class Appender:
             window_opened=self.window_opened,
             retry_close=self.close_blocked,
             verdicts=[verdict_json(submission) for submission in self.decided],
+            outcome=game.outcome if game.is_finished else None,
         )
 
     def _write_orm(self) -> None:
@@ -546,6 +547,7 @@ class Notice:
     retry_close: bool
     verdicts: list[dict]
     accounts: list[int] | None = None  # the seated accounts, when the writer knows them
+    outcome: dict | None = None  # a finished game's outcome as committed (else read after commit)
 
     def send(self) -> None:
         notices.publish(self.game_id, self._message(), verdicts=self.verdicts, accounts=self.accounts)
@@ -570,7 +572,9 @@ class Notice:
                 deadline=due if self.retry_close else self.deadline,
             )
         if self.finished:
-            outcome = Game.objects.filter(pk=self.game_id).values_list("outcome", flat=True).first()
+            outcome = self.outcome
+            if outcome is None:
+                outcome = Game.objects.filter(pk=self.game_id).values_list("outcome", flat=True).first()
             # Robust: the game is committed whatever a listener does; a failing follow-up is logged
             # (and the listener's own sweeper can catch up), never turned into an error of the move.
             for receiver, error in game_finished.send_robust(sender=Game, game_id=self.game_id, outcome=outcome):
