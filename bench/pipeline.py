@@ -34,8 +34,9 @@ stack
     ratio: moves/s : pgbench TPS (issue 14's target: >= 0.03).
     CPU ms per move: CPU time (user + system) that the web processes, the Celery worker and the
     scratch database's PostgreSQL backends spent during the measured seconds, per validated move.
-    Unlike moves/s it hardly depends on what else the machine runs, so it is the figure to compare
-    two trees measured at different moments on a shared machine. The web's CPU is also given per
+    It depends less than moves/s on what else the machine runs, but it does depend on it (the same
+    code took ~24 ms per move at load average 15 and ~20 ms on a quiet machine: contended cores do
+    less per CPU second), so compare trees run one right after the other. The web's CPU is also given per
     HTTP request: a client polls ``legal-moves`` while its opponent thinks, so the requests per move
     grow with the verdict latency.
 in-process
@@ -140,8 +141,8 @@ def _cpu_by_pid(match) -> dict[int, float]:
 class CpuMeter:
     """CPU seconds the stack spends while a phase runs: the web processes (gunicorn's process
     group), the Celery worker's, and the PostgreSQL backends serving the scratch database (those
-    alive at the phase's end). CPU time, unlike moves/s, barely depends on what else the shared
-    machine runs, so its per-move figure compares two trees measured minutes apart."""
+    alive at the phase's end). It moves less than moves/s with what else the shared machine runs
+    (though contended cores do less per CPU second), so trees run back to back compare by it."""
 
     def __init__(self, stack, database: str) -> None:
         self.stack, self.database = stack, f" {database} ".encode()
