@@ -70,10 +70,11 @@ class ChanceStream:
     def _blocks(self, count: int) -> list[int]:
         """The words of the next ``count`` blocks, in the order they are read."""
         inner_key, outer_key = self._keyed
+        prefix = f"kifu/{self._seq}/".encode()  # the message is prefix + the block's number
         digests = []
         for block in range(self._block, self._block + count):
             inner = inner_key.copy()
-            inner.update(f"kifu/{self._seq}/{block}".encode())
+            inner.update(b"%s%d" % (prefix, block))
             outer = outer_key.copy()
             outer.update(inner.digest())  # HMAC = H(key ^ opad, H(key ^ ipad, message))
             digests.append(outer.digest())

@@ -88,7 +88,6 @@ def build_deck(jokers: int) -> tuple[str, ...]:
 
 DECKS = {jokers: frozenset(build_deck(jokers)) for jokers in (0, 1, 2)}
 _PACKS = {jokers: build_deck(jokers) for jokers in (0, 1, 2)}  # in build_deck's order (what is shuffled)
-_SORTED_PACKS = {jokers: sorted(pack) for jokers, pack in _PACKS.items()}
 # Each card's strength, rank and sort key, read once: the move generator asks for them constantly.
 _STRENGTH = {c: _strength(c) for c in DECKS[2]}
 _RANK = {c: _rank(c) for c in DECKS[2]}
@@ -415,9 +414,9 @@ class MekuriHinmin(Engine):
             raise IllegalMove(f"each player must be dealt {size} cards", code="bad_deal")
         deck = _PACKS[state.config["deck_jokers"]]
         dealt = [*hands[0], *hands[1], upcard, *pile]
-        try:
-            complete = sorted(dealt) == _SORTED_PACKS[state.config["deck_jokers"]]
-        except TypeError:  # strings mixed with other values: not the pack either
+        try:  # every card of the pack (its cards are distinct): as many as the pack, and all of them
+            complete = len(dealt) == len(deck) and DECKS[state.config["deck_jokers"]] == set(dealt)
+        except TypeError:  # an unhashable value: not the pack either
             complete = False
         if not complete:
             raise IllegalMove(
@@ -531,17 +530,22 @@ class MekuriHinmin(Engine):
     def _declare(self, state: MekuriState, seat: int) -> MekuriState:
         return evolve(state, reach=_swap(state.reach, seat, state.turns[seat] + 1))
 
-    def _lay(self, state: MekuriState, seat: int, played: list[str], kind: str) -> MekuriState:
+    def _lay(
+        self, state: MekuriState, seat: int, played: list[str], kind: str, designated: str | None = None, **changes
+    ) -> MekuriState:
+        """``seat`` lays ``played`` as the top play (``changes``: more fields set in the same copy)."""
         hand = tuple(c for c in state.hands[seat] if c not in played)
+        top = tuple(played)
         return evolve(
             state,
             hands=_swap(state.hands, seat, hand),
-            field=state.field + tuple(played),
-            top=tuple(played),
+            field=state.field + top,
+            top=top,
             top_kind=kind,
             top_owner=seat,
-            designated=None,
-            public=state.public | set(played),
+            designated=designated,
+            public=state.public.union(top),
+            **changes,
         )
 
     def _is_threes(self, state: MekuriState, ids) -> bool:
@@ -659,8 +663,8 @@ class MekuriHinmin(Engine):
         situation = state.situation
         if situation != "lead" and (state.top_kind == "single" or situation == "post_accept"):
             # Only single cards can answer: every card of the hand, in the order of the general case.
-            ordered = [[c] for c in sorted(hand, key=lambda c: (_STRENGTH[c], c))]
-            return self._offered_plays(state, seat, ordered)
+            ordered = [[c] for c in sorted(hand, key=lambda c: (_STRENGTH[c], c)) if self._single_answers(state, c)]
+            return self._offered_plays(state, seat, ordered, judged=True)
         jokers = [c for c in hand if is_joker(c)]
         candidates: set[frozenset[str]] = set()
         if situation == "lead" or state.top_kind == "single" or situation == "post_accept":
@@ -705,18 +709,32 @@ class MekuriHinmin(Engine):
         ordered = sorted((sort_cards(c) for c in candidates), key=lambda cs: (len(cs), [_STRENGTH[c] for c in cs], cs))
         return self._offered_plays(state, seat, ordered)
 
-    def _offered_plays(self, state: MekuriState, seat: int, ordered: list[list[str]]) -> list[dict]:
-        """The play moves of the candidate card lists that the rules accept, with their options."""
+    def _single_answers(self, state: MekuriState, card: str) -> bool:
+        """Whether ``_judge_play`` accepts the single ``card`` where only single cards can answer
+        (not on a lead; a single top card, or after accepting a draw): its checks in its order,
+        without building the card's shapes or a refusal."""
+        if state.situation == "post_accept":
+            return card in cards.JOKERS or _RANK[card] == "2"
+        if state.situation == "post_draw" and state.config["post_draw_must_use_drawn"] and card not in state.drawn:
+            return False
+        return self._single_refusal(state, card) is None
+
+    def _offered_plays(
+        self, state: MekuriState, seat: int, ordered: list[list[str]], judged: bool = False
+    ) -> list[dict]:
+        """The play moves of the candidate card lists that the rules accept, with their options
+        (``judged``: every candidate is known to be accepted)."""
         hand = state.hands[seat]
-        top_shape = self._top_shape(state)
+        top_shape = None if judged else self._top_shape(state)
         final_two_attacks = state.config["final_two_always_attacks"]
+        any_reach = state.config["reach_feasibility_check"] == "none"  # _feasible without the call
         may_name_suit = None  # asked at the first single 8
         moves = []
         for played in ordered:
-            if self._judge_play(state, seat, played, top_shape, explain=False)[1] is not None:
+            if not judged and self._judge_play(state, seat, played, top_shape, explain=False)[1] is not None:
                 continue
             left = len(hand) - len(played)
-            reach_options = (False, True) if left and self._feasible(state, seat, played) else (False,)
+            reach_options = (False, True) if left and (any_reach or self._feasible(state, seat, played)) else (False,)
             card_rank = rank(played[0]) if len(played) == 1 else None
             if card_rank == "2":
                 attacks = (True,) if not left and final_two_attacks else (True, False)
@@ -1157,8 +1175,7 @@ class MekuriHinmin(Engine):
                     code="suit_not_allowed",
                 )
         beat_jokers = self._beats_jokers(state, played)
-        state = self._lay(state, seat, played, shape.kind)
-        state = evolve(state, designated=suit, pending=2 if attack else 0)
+        state = self._lay(state, seat, played, shape.kind, suit, pending=2 if attack else 0)
         if declare:
             state = self._declare(state, seat)
         return self._after_play(state, seat, played, beat_jokers=beat_jokers)
@@ -1179,7 +1196,7 @@ class MekuriHinmin(Engine):
             raise IllegalMove(f"{card} is not a joker", code="not_a_joker")
         declare = self._reach_param(state, seat, data, played)
         pending = min(2 * state.pending, state.config["two_max_stack"]) if action == "counter_two" else 0
-        state = evolve(self._lay(state, seat, played, "single"), pending=pending)
+        state = self._lay(state, seat, played, "single", pending=pending)
         if declare:
             state = self._declare(state, seat)
         return self._after_play(state, seat, played, beat_jokers=False)
@@ -1194,9 +1211,9 @@ class MekuriHinmin(Engine):
         declare = self._reach_param(state, seat, data, played)
         penalty = state.config["false_out_penalty"]
         previous_pending = state.pending
-        state = evolve(state, reach=_swap(state.reach, finisher, None), finisher=None, final_play=())
-        state = self._lay(state, seat, played, "single" if len(played) == 1 else "set")
-        state = evolve(state, pending=0)
+        kind = "single" if len(played) == 1 else "set"
+        reach = _swap(state.reach, finisher, None)
+        state = self._lay(state, seat, played, kind, reach=reach, finisher=None, final_play=(), pending=0)
         if declare:
             state = self._declare(state, seat)
         empty = not state.hands[seat]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain, combinations
+from itertools import chain, combinations, repeat
 from math import comb
 from operator import ge
 
@@ -556,8 +556,11 @@ class TwentyTwo(Engine):
             return []
         hand = state.hands[seat]
         if state.phase == "exchange":
-            subsets = _subsets(hand, min(len(hand), len(state.stock)))
-            return [{"type": "exchange", "cards": cards} for cards in map(list, subsets)]
+            # Every subset of at most ``most`` cards, by size then in hand order (up to 2,048): each
+            # tuple of ``combinations`` is unpacked at once, so it reuses one tuple throughout.
+            most = min(len(hand), len(state.stock))
+            subsets = chain.from_iterable(map(combinations, repeat(hand, most + 1), range(most + 1)))
+            return [{"type": "exchange", "cards": [*cards]} for cards in subsets]
         if state.phase == "buy_back":
             moves = [{"type": "buy_back"}] if self._can_afford(state, seat) else []
             return moves + [{"type": "decline_buy_back"}]
@@ -658,17 +661,18 @@ class TwentyTwo(Engine):
         return self._follow(state, seat, cards)
 
     def _cards_param(self, state: TwentyTwoState, seat: int, data: dict) -> tuple[str, ...]:
+        # The action's schema (base.apply, before this) has checked that a given "cards" is a list
+        # of strings; a missing one is refused here.
         cards = require_param(data, "cards", list, "a list of card ids from your hand")
-        if not all(isinstance(c, str) for c in cards):
-            raise MalformedEvent(f'{data["type"]} needs "cards": a list of card ids (strings)')
-        if len(set(cards)) != len(cards):
+        if len(cards) > 1 and len(set(cards)) != len(cards):
             raise IllegalMove("a card may be named only once", code="duplicate_card")
         hand = state.hands[seat]
-        missing = [c for c in cards if c not in hand]
-        if missing:
-            hand = " ".join(state.hands[seat])
-            raise IllegalMove(f"{', '.join(missing)} not in your hand; your hand: {hand}", code="card_not_in_hand")
-        return _sorted(cards)
+        for card in cards:
+            if card not in hand:
+                missing = [c for c in cards if c not in hand]
+                hand = " ".join(state.hands[seat])
+                raise IllegalMove(f"{', '.join(missing)} not in your hand; your hand: {hand}", code="card_not_in_hand")
+        return _sorted(cards) if len(cards) > 1 else tuple(cards)
 
     def _exchange(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
         k = len(cards)
@@ -698,8 +702,9 @@ class TwentyTwo(Engine):
             raise IllegalMove("lead at least one card", code="empty_lead")
         if len({RANK[c] for c in cards}) > 1:
             raise IllegalMove("a set lead must be cards of one rank", code="lead_mixed_ranks")
-        if len(cards) > self._max_lead(state):
-            raise IllegalMove(f"you may lead at most {self._max_lead(state)} cards", code="lead_too_large")
+        most = self._max_lead(state)
+        if len(cards) > most:
+            raise IllegalMove(f"you may lead at most {most} cards", code="lead_too_large")
         if len(cards) >= len(state.hands[seat]):
             raise IllegalMove(
                 f"a lead must leave at least one card in your hand: lead at most {len(state.hands[seat]) - 1}",
@@ -746,7 +751,7 @@ class TwentyTwo(Engine):
         """``seat`` plays ``cards`` (checked) onto ``trick``: ``_after_play`` of the state with the
         play, in one copy of the state (the play and the end of a trick are most of a game's events)."""
         hand = state.hands[seat]
-        hands = _put(state.hands, seat, tuple(c for c in hand if c not in cards))
+        hands = _put(state.hands, seat, tuple([c for c in hand if c not in cards]))
         play = object.__new__(Play)  # a frozen dataclass's __init__ sets each field the slow way
         play.__dict__.update(seat=seat, cards=cards, beat=beat)
         trick = (*trick, play)
@@ -1175,21 +1180,6 @@ def _mixed_completions(chosen: list[str], left: Counter, remaining: int, need: i
     if ranks:
         return comb(remaining, need) - comb(left[ranks.pop()], need)
     return comb(remaining, need) - sum(comb(n, need) for n in left.values())
-
-
-_SUBSETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
-
-
-def _subsets(hand: tuple[str, ...], most: int) -> tuple[tuple[str, ...], ...]:
-    """Every subset of ``hand`` of at most ``most`` cards, by size then in hand order (the exchange
-    choices: up to 2,048), built once per hand and kept for the last few hands asked about."""
-    key = (hand, most)
-    found = _SUBSETS.get(key)
-    if found is None:
-        if len(_SUBSETS) >= 64:
-            _SUBSETS.clear()
-        found = _SUBSETS[key] = tuple(chain.from_iterable(combinations(hand, k) for k in range(most + 1)))
-    return found
 
 
 def _next_to_play(trick: tuple[Play, ...], seats: int, status: tuple[str, ...]) -> int | None:
