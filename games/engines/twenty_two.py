@@ -513,7 +513,7 @@ class TwentyTwo(Engine):
             if not isinstance(hand, list) or len(hand) != size:
                 bad(f"seat {seat} must get exactly {size} cards")
             dealt.extend(hand)
-        if not all(isinstance(c, str) for c in dealt) or sorted(dealt) != sorted(self._available(state)):
+        if not all(map(isinstance, dealt, repeat(str))) or sorted(dealt) != sorted(self._available(state)):
             bad("the hands and the stock must hold every card of the pack once, except the penalty piles")
         empty = tuple(() for _ in range(state.seats))
         state = evolve(
@@ -644,7 +644,10 @@ class TwentyTwo(Engine):
 
     def apply_move(self, state: TwentyTwoState, seat: int, data: dict) -> TwentyTwoState:
         action = data["type"]
-        if seat not in self.actors(state):
+        if state.phase == "play":  # actors(state) in short: the one seat to lead or follow
+            if seat != self._to_play(state):
+                raise NotYourTurn(f"it is not your turn: {self._waiting_for(state)}")
+        elif seat not in self.actors(state):
             raise NotYourTurn(f"it is not your turn: {self._waiting_for(state)}")
         if state.phase == "buy_back":
             if action not in ("buy_back", "decline_buy_back"):
@@ -716,14 +719,15 @@ class TwentyTwo(Engine):
         """``"beat"``, ``"low"`` or None for a follow of ``cards`` from ``hand`` (section 3.1).
 
         ``legal_moves`` applies the same test to every candidate at once."""
-        ranks = sorted(RANK[c] for c in cards)  # compared low to high: the same pairs as high to low
+        rank = RANK.__getitem__
+        ranks = sorted(map(rank, cards))  # compared low to high: the same pairs as high to low
         if state.config["set_follow_rule"] == "pairwise":
-            beat = all(map(ge, ranks, sorted(RANK[c] for c in state.bar)))
+            beat = all(map(ge, ranks, sorted(map(rank, state.bar))))
         else:
             beat = ranks[0] >= max(RANK[c] for p in state.trick for c in p.cards)
         if beat:
             return "beat"
-        return "low" if ranks == sorted(RANK[c] for c in hand)[: len(cards)] else None
+        return "low" if ranks == sorted(map(rank, hand))[: len(cards)] else None
 
     def _follow(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
         size = len(state.trick[0].cards)
@@ -760,10 +764,11 @@ class TwentyTwo(Engine):
             return evolve(state, hands=hands, trick=trick, bar=bar, bar_setter=bar_setter)
         winner = self._trick_winner(state, trick, bar_setter)
         leader = winner if state.status[winner] == "active" else self._next_active(state, winner)
-        state = evolve(
-            state, hands=hands, tricks=(*state.tricks, Trick(trick, winner)), trick=(), bar=(), bar_setter=None
-        )
-        return self._maybe_final_trick(evolve(state, leader=leader) if state.leader != leader else state)
+        done = object.__new__(Trick)  # as the play above
+        done.__dict__.update(plays=trick, winner=winner)
+        tricks = (*state.tricks, done)
+        state = evolve(state, hands=hands, tricks=tricks, trick=(), bar=(), bar_setter=None, leader=leader)
+        return self._maybe_final_trick(state)
 
     def _trick_winner(self, state: TwentyTwoState, trick: tuple[Play, ...], bar_setter: int) -> int:
         if state.config["trick_winner_rule"] == "last_bar_setter":
@@ -790,8 +795,9 @@ class TwentyTwo(Engine):
         if state.trick:
             return state
         hands, status = state.hands, state.status
-        if any(len(hands[s]) != 1 and status[s] == "active" for s in range(state.seats)):
-            return state
+        for seat in range(state.seats):
+            if len(hands[seat]) != 1 and status[seat] == "active":
+                return state
         active = self._active(state)
         final = tuple((s, state.hands[s][0]) for s in active)
         top = max(rank_of(c) for _, c in final)
