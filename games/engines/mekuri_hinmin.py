@@ -663,8 +663,8 @@ class MekuriHinmin(Engine):
         situation = state.situation
         if situation != "lead" and (state.top_kind == "single" or situation == "post_accept"):
             # Only single cards can answer: every card of the hand, in the order of the general case.
-            ordered = [[c] for c in sorted(hand, key=lambda c: (_STRENGTH[c], c)) if self._single_answers(state, c)]
-            return self._offered_plays(state, seat, ordered, judged=True)
+            ordered = sorted(hand, key=lambda c: (_STRENGTH[c], c))
+            return self._offered_plays(state, seat, self._answering_singles(state, ordered), judged=True)
         jokers = [c for c in hand if is_joker(c)]
         candidates: set[frozenset[str]] = set()
         if situation == "lead" or state.top_kind == "single" or situation == "post_accept":
@@ -708,6 +708,26 @@ class MekuriHinmin(Engine):
                                 candidates.update(naturals | set(jk) for jk in combinations(jokers, missing + extra))
         ordered = sorted((sort_cards(c) for c in candidates), key=lambda cs: (len(cs), [_STRENGTH[c] for c in cs], cs))
         return self._offered_plays(state, seat, ordered)
+
+    def _answering_singles(self, state: MekuriState, ordered: list[str]) -> list[list[str]]:
+        """``[card]`` for each card of ``ordered`` that ``_single_answers`` accepts, in that order. The
+        common case - a natural top card, no named suit - reads the top card once for all cards."""
+        top = state.top[0] if state.top else None
+        if top is None or top in cards.JOKERS or state.designated is not None or state.situation == "post_accept":
+            return [[c] for c in ordered if self._single_answers(state, c)]
+        if state.situation == "post_draw" and state.config["post_draw_must_use_drawn"]:
+            ordered = [c for c in ordered if c in state.drawn]
+        top_rank, top_suit, top_strength = _RANK[top], top[-1], _STRENGTH[top]
+        eights = top_rank in self._eight_targets(state)  # an 8 of another suit answers a low card
+        jokers = cards.JOKERS
+        return [
+            [c]
+            for c in ordered
+            if c in jokers
+            or _RANK[c] == top_rank
+            or (c[-1] == top_suit and _STRENGTH[c] > top_strength)
+            or (eights and _RANK[c] == "8")
+        ]
 
     def _single_answers(self, state: MekuriState, card: str) -> bool:
         """Whether ``_judge_play`` accepts the single ``card`` where only single cards can answer
