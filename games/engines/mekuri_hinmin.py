@@ -696,7 +696,9 @@ class MekuriHinmin(Engine):
             for n in straight_sizes:
                 if n > len(have) + len(jokers):
                     continue  # some rank of every run would be missing with no joker to fill it
-                for low in range(3, 17 - n):
+                # Only the runs (lowest value 3 .. 16 - n) that hold a card of the hand; the
+                # candidates are a set, sorted below, so the order they are found in is free.
+                for low in {low for v in have for low in range(max(3, v - n + 1), min(v, 16 - n) + 1)}:
                     present = [v for v in range(low, low + n) if v in have]
                     missing = n - len(present)
                     if not present or missing > len(jokers):
