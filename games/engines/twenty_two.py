@@ -513,7 +513,9 @@ class TwentyTwo(Engine):
             if not isinstance(hand, list) or len(hand) != size:
                 bad(f"seat {seat} must get exactly {size} cards")
             dealt.extend(hand)
-        if not all(map(isinstance, dealt, repeat(str))) or sorted(dealt) != sorted(self._available(state)):
+        # A permutation of the pack left (whose cards are distinct): as many cards, and the same set.
+        available = self._available(state)
+        if not all(map(isinstance, dealt, repeat(str))) or len(dealt) != len(available) or set(dealt) != set(available):
             bad("the hands and the stock must hold every card of the pack once, except the penalty piles")
         empty = tuple(() for _ in range(state.seats))
         state = evolve(
