@@ -7,6 +7,8 @@ Uses the Chromium fixtures of ``test_browser.py`` (Debian's /usr/bin/chromium dr
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .test_accessibility import axe_violations
@@ -123,3 +125,70 @@ def test_a_disputed_tournament_result_is_settled_by_the_organiser(stack, browser
     pairing = ok(organiser.get("/api" + reporter.url.split(stack.base_url, 1)[1].removesuffix("/report")))
     assert [step["kind"] for step in pairing["reports"][0]["steps"]] == ["reported", "disputed", "settled"]
     assert [step["actor"] for step in pairing["reports"][0]["steps"]] == [first, second, organiser.name]
+
+
+def test_a_challenge_recorded_at_the_table_on_a_phone_and_confirmed_moves_the_ladder(stack, browser, shots):  # noqa: F811
+    """Issue 17's whole path: the challenger moves the accepted challenge to the table from its report
+    page, records the Nine Card game on the recorder by tapping (deal, then every turn), and the
+    finished record waits as their report until the defender confirms it from their own session;
+    then the ladder shows the result."""
+    from playwright.sync_api import expect
+
+    from .test_table_browser import HEARTS, SPADES, tap_a_turn
+
+    organiser, (top, middle, bottom), slug = club_of(stack, 3)
+    settings = {"challenge_range": 1, "new_player_free_challenges": 0, "results": "table"}
+    ladder = ok(organiser.post(f"/api/clubs/{slug}/ladders", {"engine": "nine-card", "settings": settings}), 201)
+    for player in (top, middle, bottom):
+        ok(player.post(f"/api/ladders/{ladder['id']}/join"))
+    challenge = ok(bottom.post(f"/api/ladders/{ladder['id']}/challenges", {"defender": middle.name}), 201)
+    ok(middle.post(f"/api/challenges/{challenge['id']}/accept"))
+
+    page = new_page(browser, stack, width=PHONE)
+    page.set_viewport_size({"width": PHONE, "height": 844})
+    log_in(page, bottom.name)
+    page.goto(f"/pairings/challenge/{challenge['id']}/report")
+    page.click("#record-at-table")
+    expect(page).to_have_url(re.compile(r"/games/[0-9a-f-]+/table$"))
+    game_id = page.url.rstrip("/").split("/")[-2]
+    fits(page)
+    seats = [seat["name"] for seat in ok(bottom.get(f"/api/table-games/{game_id}"))["seats"]]
+    assert sorted(seats) == sorted([bottom.name, middle.name])
+    for card in SPADES + HEARTS:  # each seat's nine cards from the pack; the set-aside is completed
+        page.locator(f'#chance .pool [data-card="{card}"]').click()
+    page.click("#record-chance")
+    expect(page.locator("#message")).to_have_text("Recorded.")
+    for _ in range(9):
+        if page.locator("#result").is_visible():
+            break
+        tap_a_turn(page)
+    expect(page.locator("#result")).to_contain_text("The game is over")
+    shots(page, "table-pairing-finished")
+    assert page.js_errors == []
+    game = ok(bottom.get(f"/api/games/{game_id}"))
+    winner = seats[game["outcome"]["ranking"][0][0]]
+
+    def reported():
+        return ok(bottom.get(f"/api/pairings/challenge/{challenge['id']}"))["open_report"]
+
+    from kifu.devstack import wait_until
+
+    report = wait_until(reported, 30, "the table game's report")  # game_finished -> the league, after commit
+    assert report["game"] == game_id and report["reported_by"] == bottom.name
+    assert report["waiting_for"] == [middle.name]
+
+    other = new_page(browser, stack, width=PHONE)  # the defender confirms on their own phone
+    log_in(other, middle.name)
+    other.goto(f"/pairings/challenge/{challenge['id']}/report")
+    expect(other.locator("#open-report .ranking")).to_contain_text(winner)
+    fits(other)
+    assert axe_violations(other) == []
+    other.click("#confirm")
+    expect(other.locator("#pairing-status")).to_have_attribute("data-decided", "true")
+    expected = [top.name, bottom.name, middle.name] if winner == bottom.name else [top.name, middle.name, bottom.name]
+    other.goto(f"/ladders/{ladder['id']}/")
+    places = other.locator("#standings tbody tr")
+    for index, name in enumerate(expected):
+        expect(places.nth(index)).to_have_attribute("data-player", name)
+    assert other.js_errors == []
+    assert [row["username"] for row in ok(organiser.get(f"/api/ladders/{ladder['id']}/standings"))] == expected
