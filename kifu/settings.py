@@ -247,6 +247,10 @@ KIFU_RECEIPT_GRACE_SECONDS = env.number(
     "KIFU_RECEIPT_GRACE_SECONDS", 0.5 if KIFU_RECEIPT_HEADER else 0.0, minimum=0, maximum=10
 )
 
+# The printable round's PDF (web/print_pdf.py) sets every word in one TrueType font that has the
+# Japanese glyphs: this file, else the first of Debian's IPA Gothic (fonts-ipafont-gothic) found.
+KIFU_PDF_FONT = env.text("KIFU_PDF_FONT", "")
+
 # ---- live streams (games/streams.py, api/streams.py) ------------------------------------------
 # Each open stream holds one web thread (gunicorn gthread), so streams are bounded in time; a
 # client resumes from its last id. Keep-alive comments keep proxies from closing idle streams.

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from league import printing
 from league import selectors as club_selectors
 from league import services as club_services
 from league.seasons import scoring, selectors, services
@@ -160,7 +161,10 @@ def season_page(request, pk):
             row["came_label"] = movement_label(row["came"])
             row["tiebreak_values"] = [row["tiebreaks"].get(name) for name in rules["tiebreaks"]]
     rounds: dict[int, list[Fixture]] = {}
-    for fixture in selectors.fixture_list(season=season).select_related("game"):
+    fixtures = list(selectors.fixture_list(season=season).select_related("game"))
+    numbers = printing.season_table_numbers(fixtures)  # the printed round's table numbers
+    for fixture in fixtures:
+        fixture.table = numbers[fixture.pk]
         fixture.score = fixture_result(fixture)
         fixture.href = game_href(fixture.game)
         rounds.setdefault(fixture.round, []).append(fixture)

@@ -9,6 +9,7 @@ from . import (
     lobby_views,
     login,
     password_reset,
+    print_urls,
     report_views,
     rules_views,
     season_views,
@@ -55,6 +56,7 @@ urlpatterns = [
     path("players/<str:username>/", league_views.player_page, name="player"),
     # tournaments and seasonal leagues (web/tournament_views.py, web/season_views.py)
     path("tournaments/<int:pk>/", tournament_views.tournament_page, name="tournament"),
+    *print_urls.urlpatterns,  # printable rounds and check-in by QR at the venue
     path("tournaments/<int:pk>/<str:action>", tournament_views.tournament_action, name="tournament-action"),
     path("leagues/<int:pk>/", season_views.league_page, name="league"),
     path("leagues/<int:pk>/<str:action>", season_views.league_action, name="league-action"),
