@@ -17,6 +17,9 @@ RUN KIFU_VAR_DIR=/tmp/kifu-build KIFU_STATIC_ROOT=/opt/kifu/static \
     /opt/kifu/venv/bin/python manage.py collectstatic --noinput
 
 FROM ${PYTHON_IMAGE}
+# IPA Gothic: the printable round's PDF sets its Japanese (and every other) text in it (web/print_pdf.py).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-ipafont-gothic \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system kifu \
     && useradd --system --gid kifu --home-dir /srv/kifu --no-create-home --shell /usr/sbin/nologin kifu \
     && mkdir -p /var/lib/kifu /run/kifu-metrics \

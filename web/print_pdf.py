@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from fpdf import FPDF, XPos, YPos
+from fpdf.enums import WrapMode
 
 from . import qr
 
@@ -53,7 +55,13 @@ class Slip:
     number: int
     players: tuple[str, ...]
     detail: str  # "Division 2" or "W1-2", or ""
-    url: str  # the report page of the pairing
+    url: str  # the report page of the pairing ("" while that page is not installed: no QR code)
+
+
+def _paragraph(pdf: FPDF, height: float, text: str) -> None:
+    """A left-aligned paragraph; Japanese has no spaces between words, so it may break at any character."""
+    wrap = WrapMode.CHAR if (get_language() or "").startswith("ja") else WrapMode.WORD
+    pdf.multi_cell(0, height, text, align="L", wrapmode=wrap, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
 
 def _start(title: str) -> FPDF:
@@ -69,9 +77,9 @@ def _start(title: str) -> FPDF:
 def _overview(pdf: FPDF, *, title: str, heading: str, tables: list[tuple[int, str, str]], detail_label: str) -> None:
     pdf.add_page()
     pdf.set_font(FAMILY, size=18)
-    pdf.multi_cell(0, 9, title, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    _paragraph(pdf, 9, title)
     pdf.set_font(FAMILY, size=12)
-    pdf.multi_cell(0, 7, heading, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    _paragraph(pdf, 7, heading)
     pdf.ln(4)
     widths = (22, 128, 30) if detail_label else (22, 158, 0)
     pdf.set_font(FAMILY, size=11)
@@ -92,7 +100,8 @@ def _slip(pdf: FPDF, *, title: str, heading: str, slip: Slip) -> None:
     pdf.add_page()
     width = pdf.w - 2 * MARGIN
     pdf.set_font(FAMILY, size=11)
-    pdf.multi_cell(0, 6, " · ".join(part for part in (title, heading, slip.detail) if part))
+    head = " · ".join(part for part in (title, heading, slip.detail) if part)
+    _paragraph(pdf, 6, head)
     pdf.set_font(FAMILY, size=40)
     pdf.cell(0, 20, _("Table %(number)s") % {"number": slip.number}, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(4)
@@ -111,11 +120,18 @@ def _slip(pdf: FPDF, *, title: str, heading: str, slip: Slip) -> None:
         pdf.ln()
     pdf.ln(6)
     pdf.set_font(FAMILY, size=10)
-    pdf.multi_cell(
-        0,
-        5,
-        _("Write each player's place (1 = won, equal places for a tie) and the score if the game keeps one; all sign."),
+    words = _(
+        "Write each player's place (1 = won, equal places for a tie) and the score if the game keeps one; all sign."
     )
+    _paragraph(pdf, 5, words)
+    if not slip.url:
+        pdf.ln(8)
+        pdf.set_font(FAMILY, size=12)
+        unavailable = _(
+            "Reporting results on Kifu is not available on this server yet: hand the slip to the organiser."
+        )
+        _paragraph(pdf, 7, unavailable)
+        return
     top = max(pdf.get_y() + 8, pdf.h - MARGIN - QR_SIZE - 22)
     left = (pdf.w - QR_SIZE) / 2
     pdf.image(io.BytesIO(qr.png(slip.url)), x=left, y=top, w=QR_SIZE, h=QR_SIZE, link=slip.url, alt_text=slip.url)

@@ -253,10 +253,8 @@ def tournament_check_in_here(request, pk):
 @login_required
 def _check_in_post(request, tournament):
     try:
-        entry = ops.tournament_check_in(tournament_id=tournament.pk, by=request.user)
+        ops.tournament_check_in(tournament_id=tournament.pk, by=request.user)  # the page then shows it
     except services.ServiceError as error:
         words = CHECK_IN_REFUSALS.get(error.code)
         messages.error(request, f"{error.code}: {words() if words else error.message}")
-    else:
-        messages.success(request, _("%(name)s is checked in.") % {"name": entry.user.get_username()})
     return redirect("web:tournament-check-in-here", pk=tournament.pk)
