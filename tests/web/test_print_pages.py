@@ -156,6 +156,19 @@ def test_a_tournament_round_prints_every_board_with_its_number_and_a_slip_each(c
     assert f'href="/tournaments/{tournament.pk}/rounds/1/print"' in page  # the page links to it
 
 
+def test_a_table_of_four_gets_one_slip_with_every_seat(club):
+    club_, organiser, members = club
+    tournament = make(club_, organiser, members, format="multi_swiss", engine="turn-thief", rounds=1)
+    names = {member.pk: member.username for member in members}
+    html = Client().get(f"/tournaments/{tournament.pk}/rounds/1/print").content.decode()
+    printed = slips(html)
+    boards = TournamentBoard.objects.filter(tournament=tournament, round=1).order_by("number")
+    assert sorted(printed) == [board.number for board in boards] == [1, 2]
+    for board in boards:
+        seated = [names[pk] for pk in board.seat_ids]
+        assert len(seated) == 4 and re.findall(r'<td class="player">([^<]+)</td>', printed[board.number]) == seated
+
+
 @needs_report_page
 def test_each_tournament_slip_qr_decodes_to_its_boards_report_page(club):
     club_, organiser, members = club
