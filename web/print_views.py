@@ -59,8 +59,9 @@ def _detail(table: printing.Table) -> str:
     return table.bracket_match
 
 
-def _sheet(request, printed: printing.PrintedRound) -> dict:
-    """The round's tables and slips as both the page and the PDF show them."""
+def _sheet(request, printed: printing.PrintedRound, *, svg: bool) -> dict:
+    """The round's tables and slips as both the page and the PDF show them (``svg``: with each
+    slip's QR code drawn for the page; the PDF draws its own)."""
     tables = [
         {"number": t.number, "players": t.players, "detail": _detail(t), "bye": t.is_bye, "decided": t.decided}
         for t in printed.tables
@@ -76,7 +77,9 @@ def _sheet(request, printed: printing.PrintedRound) -> dict:
                 "players": table.players,
                 "detail": _detail(table),
                 "url": url,
-                "qr": qr.svg(url, _("Report the result of table %(number)s") % {"number": table.number}) if url else "",
+                "qr": qr.svg(url, _("Report the result of table %(number)s") % {"number": table.number})
+                if url and svg
+                else "",
             }
         )
     return {"tables": tables, "slips": slips, "printed": printed}
@@ -106,7 +109,7 @@ def _print_page(request, sheet: RoundSheet | None):
     if sheet is None:
         return _not_found(request)
     context = {
-        **_sheet(request, sheet.printed),
+        **_sheet(request, sheet.printed, svg=True),
         "title": sheet.title,
         "heading": _heading(sheet.printed),
         "back": sheet.back,
@@ -119,7 +122,7 @@ def _print_page(request, sheet: RoundSheet | None):
 def _print_pdf(request, sheet: RoundSheet | None):
     if sheet is None:
         return _not_found(request)
-    content = _sheet(request, sheet.printed)
+    content = _sheet(request, sheet.printed, svg=False)
     overview = [
         (
             t["number"],
