@@ -135,15 +135,8 @@ def _slip(pdf: FPDF, *, title: str, heading: str, slip: Slip) -> None:
         return
     top = max(pdf.get_y() + 8, pdf.h - MARGIN - QR_SIZE - 22)
     left = (pdf.w - QR_SIZE) / 2
-    pdf.image(
-        io.BytesIO(qr.png(slip.url, scale=QR_PIXELS)),
-        x=left,
-        y=top,
-        w=QR_SIZE,
-        h=QR_SIZE,
-        link=slip.url,
-        alt_text=slip.url,
-    )
+    code = io.BytesIO(qr.png(slip.url, scale=QR_PIXELS))
+    pdf.image(code, x=left, y=top, w=QR_SIZE, h=QR_SIZE, link=slip.url, alt_text=slip.url)
     pdf.set_xy(MARGIN, top + QR_SIZE + 2)
     pdf.set_font(FAMILY, size=12)
     pdf.cell(0, 7, _("Scan to report the result"), align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
