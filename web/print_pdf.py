@@ -56,7 +56,7 @@ class Slip:
     number: int
     players: tuple[str, ...]
     detail: str  # "Division 2" or "W1-2", or ""
-    url: str  # the report page of the pairing ("" while that page is not installed: no QR code)
+    url: str  # the report page of the pairing
 
 
 def _paragraph(pdf: FPDF, height: float, text: str) -> None:
@@ -125,14 +125,6 @@ def _slip(pdf: FPDF, *, title: str, heading: str, slip: Slip) -> None:
         "Write each player's place (1 = won, equal places for a tie) and the score if the game keeps one; all sign."
     )
     _paragraph(pdf, 5, words)
-    if not slip.url:
-        pdf.ln(8)
-        pdf.set_font(FAMILY, size=12)
-        unavailable = _(
-            "Reporting results on Kifu is not available on this server yet: hand the slip to the organiser."
-        )
-        _paragraph(pdf, 7, unavailable)
-        return
     top = max(pdf.get_y() + 8, pdf.h - MARGIN - QR_SIZE - 22)
     left = (pdf.w - QR_SIZE) / 2
     code = io.BytesIO(qr.png(slip.url, scale=QR_PIXELS))

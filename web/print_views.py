@@ -24,7 +24,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -42,15 +42,9 @@ from .league_views import _not_found
 REPORT_ROUTE = "web:pairing-report"
 
 
-def report_url(request, table: printing.Table) -> str | None:
-    """The absolute address of the pairing's report page (the slip's QR code). None while the
-    report page is not installed (issue 17 builds it beside this): the slip then has no QR code
-    rather than one that leads nowhere."""
-    try:
-        path = reverse(REPORT_ROUTE, kwargs={"kind": table.kind, "pk": table.pk})
-    except NoReverseMatch:
-        return None
-    return request.build_absolute_uri(path)
+def report_url(request, table: printing.Table) -> str:
+    """The absolute address of the pairing's report page: what the slip's QR code opens."""
+    return request.build_absolute_uri(reverse(REPORT_ROUTE, kwargs={"kind": table.kind, "pk": table.pk}))
 
 
 def _detail(table: printing.Table) -> str:
@@ -77,9 +71,7 @@ def _sheet(request, printed: printing.PrintedRound, *, svg: bool) -> dict:
                 "players": table.players,
                 "detail": _detail(table),
                 "url": url,
-                "qr": qr.svg(url, _("Report the result of table %(number)s") % {"number": table.number})
-                if url and svg
-                else "",
+                "qr": qr.svg(url, _("Report the result of table %(number)s") % {"number": table.number}) if svg else "",
             }
         )
     return {"tables": tables, "slips": slips, "printed": printed}
@@ -132,7 +124,7 @@ def _print_pdf(request, sheet: RoundSheet | None):
         for t in content["tables"]
     ]
     slips = [
-        print_pdf.Slip(number=s["number"], players=s["players"], detail=s["detail"], url=s["url"] or "")
+        print_pdf.Slip(number=s["number"], players=s["players"], detail=s["detail"], url=s["url"])
         for s in content["slips"]
     ]
     try:

@@ -19,7 +19,6 @@ from pypdf import PdfReader
 
 from .test_browser import browser, log_in, new_page, shots  # noqa: F401 - fixtures used by name
 from .test_league_browser import club_of, ok
-from .test_print_pages import needs_report_page
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
 
@@ -70,7 +69,6 @@ def test_the_print_page_prints_one_slip_a_page(stack, browser, shots):  # noqa: 
     assert page.js_errors == []
 
 
-@needs_report_page
 def test_a_slips_qr_code_read_from_the_screen_opens_its_report_page(stack, browser):  # noqa: F811 - fixtures
     organiser, members, tournament = swiss(stack, 4)
     ok(organiser.post(f"/api/tournaments/{tournament}/start"))
