@@ -32,6 +32,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from league import printing, services
 from league.models import Tournament
+from league.scoring import reports as report_rules
 from league.seasons import selectors as season_selectors
 from league.tournaments import ops
 from league.tournaments import selectors as tselectors
@@ -95,6 +96,12 @@ class RoundSheet:
     pdf: str
     filename: str
     divisions: bool  # a season: the overview has a Division column
+    online_only: bool  # its "results" setting takes no reported result: the slips' codes are refused
+
+
+def _online_only(settings: dict) -> bool:
+    """Issue 17's per-tournament and per-season setting: ``online`` (the default) takes no report."""
+    return settings.get("results", report_rules.DEFAULT_MODE) == report_rules.ONLINE
 
 
 def _print_page(request, sheet: RoundSheet | None):
@@ -107,6 +114,7 @@ def _print_page(request, sheet: RoundSheet | None):
         "back": sheet.back,
         "pdf": sheet.pdf,
         "divisions": sheet.divisions,
+        "online_only": sheet.online_only,
     }
     return render(request, "web/print/round.html", context)
 
@@ -154,6 +162,7 @@ def _tournament_round(request, pk, number) -> RoundSheet | None:
         pdf=reverse("web:tournament-round-pdf", kwargs={"pk": tournament.pk, "number": number}),
         filename=f"tournament-{tournament.pk}-round-{number}.pdf",
         divisions=False,
+        online_only=_online_only(tournament.settings),
     )
 
 
@@ -169,6 +178,7 @@ def _season_round(request, pk, number) -> RoundSheet | None:
         pdf=reverse("web:season-round-pdf", kwargs={"pk": season.pk, "number": number}),
         filename=f"season-{season.pk}-round-{number}.pdf",
         divisions=True,
+        online_only=_online_only(season.rules),
     )
 
 

@@ -136,6 +136,7 @@ def test_a_tournament_round_prints_every_board_with_its_number_and_a_slip_each(c
         assert f"Table {board.number}</h2>" in slip and f'data-kind="board" data-pk="{board.pk}"' in slip
         assert re.findall(r'<td class="player">([^<]+)</td>', slip) == seated  # seat order
     assert len(printed) == 3
+    assert 'id="online-only"' in html  # the default "results": "online" refuses what the slips report
     assert f'href="/tournaments/{tournament.pk}/rounds/1/print"' in page  # the page links to it
 
 
@@ -154,8 +155,9 @@ def test_a_table_of_four_gets_one_slip_with_every_seat(club):
 
 def test_each_tournament_slip_qr_decodes_to_its_boards_report_page(club):
     club_, organiser, members = club
-    tournament = tournament_of(club_, organiser, members)
+    tournament = tournament_of(club_, organiser, members, results="either")
     html = Client().get(f"/tournaments/{tournament.pk}/rounds/1/print").content.decode()
+    assert 'id="online-only"' not in html
     for board in TournamentBoard.objects.filter(tournament=tournament, round=1):
         slip = slips(html)[board.number]
         svg = re.search(r"<svg.*?</svg>", slip, re.S).group(0)
