@@ -150,19 +150,26 @@ def _print_pdf(request, sheet: RoundSheet | None):
     return response
 
 
+def _round_sheet(source: str, pk: int, number: int, *, title: str, printed, settings: dict) -> RoundSheet:
+    """``source`` names the routes: ``web:tournament`` / ``web:season`` and their ``-round-pdf``."""
+    return RoundSheet(
+        title=title,
+        printed=printed,
+        back=reverse(f"web:{source}", kwargs={"pk": pk}),
+        pdf=reverse(f"web:{source}-round-pdf", kwargs={"pk": pk, "number": number}),
+        filename=f"{source}-{pk}-round-{number}.pdf",
+        divisions=source == "season",
+        online_only=_online_only(settings),
+    )
+
+
 def _tournament_round(request, pk, number) -> RoundSheet | None:
     tournament = tselectors.tournament_get(tournament_id=pk, viewer=request.user)
     printed = printing.tournament_round(tournament=tournament, number=number) if tournament else None
     if printed is None:
         return None
-    return RoundSheet(
-        title=tournament.name,
-        printed=printed,
-        back=reverse("web:tournament", kwargs={"pk": tournament.pk}),
-        pdf=reverse("web:tournament-round-pdf", kwargs={"pk": tournament.pk, "number": number}),
-        filename=f"tournament-{tournament.pk}-round-{number}.pdf",
-        divisions=False,
-        online_only=_online_only(tournament.settings),
+    return _round_sheet(
+        "tournament", tournament.pk, number, title=tournament.name, printed=printed, settings=tournament.settings
     )
 
 
@@ -171,15 +178,8 @@ def _season_round(request, pk, number) -> RoundSheet | None:
     printed = printing.season_matchday(season=season, number=number) if season else None
     if printed is None:
         return None
-    return RoundSheet(
-        title=f"{season.league.name} · " + _("Season %(number)s") % {"number": season.number},
-        printed=printed,
-        back=reverse("web:season", kwargs={"pk": season.pk}),
-        pdf=reverse("web:season-round-pdf", kwargs={"pk": season.pk, "number": number}),
-        filename=f"season-{season.pk}-round-{number}.pdf",
-        divisions=True,
-        online_only=_online_only(season.rules),
-    )
+    title = f"{season.league.name} · " + _("Season %(number)s") % {"number": season.number}
+    return _round_sheet("season", season.pk, number, title=title, printed=printed, settings=season.rules)
 
 
 SOURCES = {"tournament": _tournament_round, "season": _season_round}
