@@ -15,7 +15,8 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from league import services
-from league.models import Challenge, LadderEntry, LadderEvent, RatingPoint
+from league.models import Challenge, LadderEntry, LadderEvent, RatingPoint, ResultReport
+from league.reports import services as reports
 from league.scoring import ladder as rules
 from league.services import log
 
@@ -61,6 +62,10 @@ def correct_something(ladder, organiser, rng: random.Random, now) -> bool:
     return True
 
 
+# The steps of a reported result in the ladder log (league.reports.pairings.LADDER_STEPS): rarer.
+REPORT_KINDS = (rules.RESULT_REPORTED, rules.RESULT_CONFIRMED, rules.RESULT_DISPUTED, rules.RESULT_SETTLED)
+
+
 @pytest.mark.parametrize("rule", ["swap", "leapfrog"])
 def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(club_with, clock, rule):
     rng = random.Random(f"challenge-{rule}")
@@ -75,9 +80,39 @@ def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(
         "new_player_free_challenges": 1,
         "inactivity_days": 6,
         "inactivity_drop_places": 2,
+        "results": "either",  # reported results too (issue 17): their steps are ladder-log events
     }
     ladder = services.ladder_create(club_id=club.pk, by=organiser, engine="nine-card", settings=settings, now=clock.now)
     users = {m.pk: m for m in members}
+
+    def report_step(now) -> str:
+        """One step of a reported result on a random open challenge: report, confirm, dispute, settle."""
+        open_challenges = Challenge.objects.filter(ladder=ladder, status__in=Challenge.OPEN)
+        reported = ResultReport.objects.filter(kind="challenge", status__in=ResultReport.OPEN, ladder=ladder)
+        with_report = open_challenges.filter(
+            pk__in=[uuid.UUID(pk) for pk in reported.values_list("pairing", flat=True)]
+        )
+        if rng.random() < 0.7 and with_report.exists():  # mostly the next step of a report already made
+            open_challenges = with_report
+        challenge = open_challenges.order_by("?").first()
+        if challenge is None:
+            return "nothing open"
+        key, pair = str(challenge.pk), [users[challenge.challenger_id], users[challenge.defender_id]]
+        report = ResultReport.objects.filter(kind="challenge", pairing=key, status__in=ResultReport.OPEN).first()
+        if report is None:
+            rng.shuffle(pair)
+            ranking = [[pair[0].pk], [pair[1].pk]]
+            reports.result_report(kind="challenge", pairing=key, by=rng.choice(pair), ranking=ranking, now=now)
+            return "report"
+        if report.status == ResultReport.Status.PENDING:
+            other = next(user for user in pair if user.pk != report.reported_by_id)
+            if rng.random() < 0.6:
+                reports.result_confirm(kind="challenge", pairing=key, by=other, now=now)
+                return "confirm"
+            reports.result_dispute(kind="challenge", pairing=key, by=other, reason="not so", now=now)
+            return "dispute"
+        reports.result_settle(kind="challenge", pairing=key, by=organiser, now=now)
+        return "settle"
 
     def operate(now) -> str:
         """One random operation through the services; its name (ServiceError if refused)."""
@@ -126,19 +161,22 @@ def test_a_challenge_ladder_after_thousands_of_random_operations_matches_a_fold(
     done: Counter = Counter()
     for step in range(1, STEPS + 1):
         clock.advance(hours=rng.choice([1, 3, 8, 20]))
-        try:
-            done[operate(clock.now)] += 1
-        except services.ServiceError as error:
-            done[f"refused: {error.code}"] += 1
+        for op in (operate, report_step) if rng.random() < 0.2 else (operate,):
+            try:
+                done[op(clock.now)] += 1
+            except services.ServiceError as error:
+                done[f"refused: {error.code}"] += 1
         if step % CHECK_EVERY == 0:
             assert_matches_fold(ladder)
     assert_matches_fold(ladder)
     kinds = Counter(LadderEvent.objects.filter(ladder=ladder).values_list("kind", flat=True))
     # Every kind of event happened, many times: the comparison above covered them all.
     for kind in rules.EVENT_KINDS:
-        assert kinds[kind] >= (1 if kind in (rules.LADDER_CREATED, rules.SETTINGS_CHANGED) else STEPS // 200), (
+        rare = (rules.LADDER_CREATED, rules.SETTINGS_CHANGED, *REPORT_KINDS)
+        assert kinds[kind] >= (1 if kind in rare else STEPS // 200), (
             kind,
             kinds,
+            done,
         )
     assert sum(kinds.values()) > 0.7 * STEPS, kinds
 
