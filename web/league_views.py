@@ -3,10 +3,14 @@
 Reads go through ``league.selectors``; the few forms here (join a club, invite, join a ladder,
 challenge, answer a challenge; an organiser's new tournament and new league are posted to
 ``tournament_views`` and ``season_views``) call ``league.services``, which check who may do what, and come
-back to the page with the service's message when it refuses (post, redirect, get).
+back to the page with the service's message when it refuses (post, redirect, get). An organiser's
+club and ladder settings forms post to ``club_settings`` and ``ladder_settings``, which hand the raw
+values to ``services.club_update`` and ``services.ladder_update``: the services are the only validation.
 """
 
 from __future__ import annotations
+
+import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -45,6 +49,13 @@ def _not_found(request):
 def _refused(request, error: services.ServiceError) -> None:
     words = REFUSALS.get(error.code)
     messages.error(request, f"{error.code}: {words() if words else error.message}")
+
+
+def _forbidden(request, error: services.ServiceError):
+    """A settings form posted by someone the service refuses as not an organiser (or not logged in)."""
+    words = REFUSALS.get(error.code)
+    context = {"code": error.code, "message": words() if words else error.message}
+    return render(request, "web/forbidden.html", context, status=403)
 
 
 # ---- clubs --------------------------------------------------------------------------------
@@ -115,6 +126,25 @@ def club_invite(request, slug):
     return redirect("web:club", slug=club.slug)
 
 
+@require_POST
+def club_settings(request, slug):
+    """An organiser renames the club or changes its description (``services.club_update``)."""
+    club = selectors.club_get(slug=slug)
+    if club is None:
+        return _not_found(request)
+    try:
+        services.club_update(
+            club_id=club.pk, by=request.user, name=request.POST.get("name"), description=request.POST.get("description")
+        )
+    except services.ServiceError as error:
+        if error.status in (401, 403):
+            return _forbidden(request, error)
+        _refused(request, error)
+    else:
+        messages.success(request, _("Saved: the club's settings."))
+    return redirect("web:club", slug=club.slug)
+
+
 # ---- ladders ------------------------------------------------------------------------------
 @require_safe
 def ladder_page(request, pk):
@@ -130,6 +160,8 @@ def ladder_page(request, pk):
         "organiser": services.is_organiser(ladder.club, viewer),
         "on_ladder": viewer is not None and any(entry.user_id == viewer.pk for entry in entries),
     }
+    if context["organiser"]:
+        context["settings_fields"], context["match_formats"] = _settings_fields(ladder), MATCH_FORMATS
     if ladder.kind == "challenge":
         context["may_challenge"] = selectors.challengeable(ladder=ladder, viewer=viewer)
         context["challenges"] = selectors.challenge_list(ladder=ladder).filter(status__in=Challenge.OPEN)
@@ -140,6 +172,104 @@ def ladder_page(request, pk):
         for entry in entries:
             entry.chart = rating_chart(histories.get(entry.user_id, []))
     return render(request, "web/ladder.html", context)
+
+
+# The settings an organiser changes on the ladder page (the results setting has its own form,
+# ``reporting_form``), with the input each needs; ``ladder_update`` checks every value.
+SETTING_INPUTS = {
+    "challenge": (
+        ("challenge_range", "text"),
+        ("max_open_challenges", "number"),
+        ("accept_days", "number"),
+        ("play_days", "number"),
+        ("on_challenger_win", "choice"),
+        ("rematch_cooldown_days", "number"),
+        ("new_player_free_challenges", "number"),
+        ("inactivity_days", "number"),
+        ("inactivity_drop_places", "number"),
+        ("allow_bots", "checkbox"),
+    ),
+    "rating": (("allow_bots", "checkbox"),),
+}
+SETTING_LABELS = {
+    "challenge_range": lambda: _("Challenge range (places above, or bands as JSON)"),
+    "max_open_challenges": lambda: _("Open challenges at once, per player"),
+    "accept_days": lambda: _("Days to accept a challenge"),
+    "play_days": lambda: _("Days to play an accepted challenge"),
+    "on_challenger_win": lambda: _("When the challenger wins"),
+    "rematch_cooldown_days": lambda: _("Days before the same two play again"),
+    "new_player_free_challenges": lambda: _("Free challenges for a new player (any place)"),
+    "inactivity_days": lambda: _("Days without a game before a drop (0: never)"),
+    "inactivity_drop_places": lambda: _("Places an inactive player drops"),
+    "allow_bots": lambda: _("Bots may join and play"),
+}
+MATCH_FORMATS = ("", "best_of", "first_to", "session")
+
+
+def _settings_fields(ladder) -> list[dict]:
+    """The inputs of the ladder settings form, each with its current value."""
+    fields = []
+    for name, widget in SETTING_INPUTS[ladder.kind]:
+        value = ladder.settings.get(name)
+        if name == "challenge_range" and not isinstance(value, int):
+            value = json.dumps(value)
+        fields.append({"name": name, "widget": widget, "label": SETTING_LABELS[name](), "value": value})
+    return fields
+
+
+def _posted_value(raw: str):
+    """A typed value from a text input: a whole number, a number, JSON (challenge bands), else the
+    text itself - the service says what is wrong with it. Written by hand because a Django form
+    would be a second set of rules beside ``league.scoring.ladder.validate_settings``."""
+    raw = raw.strip()
+    for parse in (int, float, json.loads):
+        try:
+            return parse(raw)
+        except ValueError:
+            continue
+    return raw
+
+
+def _posted_settings(ladder, post) -> dict:
+    """The settings the form changes: only those whose posted value differs from the current one."""
+    posted = {}
+    for name, widget in SETTING_INPUTS[ladder.kind]:
+        if widget == "checkbox":
+            posted[name] = post.get(name) == "on"
+        elif name in post:
+            posted[name] = post[name] if widget == "choice" else _posted_value(post[name])
+    fmt = post.get("match_format")
+    if fmt is not None:
+        posted["match"] = {"format": fmt, "target": _posted_value(post.get("match_target", ""))} if fmt else None
+        current = ladder.settings.get("match")
+        if posted["match"] and current and current.get("points") and current["format"] == fmt:
+            posted["match"]["points"] = current["points"]  # the form keeps a first_to match's points
+    return {name: value for name, value in posted.items() if ladder.settings.get(name) != value}
+
+
+@require_POST
+def ladder_settings(request, pk):
+    """An organiser renames the ladder or changes its settings (``services.ladder_update``: logged,
+    effective from now on)."""
+    ladder = selectors.ladder_get(ladder_id=pk)
+    if ladder is None:
+        return _not_found(request)
+    name = request.POST.get("name")
+    changes = _posted_settings(ladder, request.POST)
+    try:
+        services.ladder_update(
+            ladder_id=ladder.pk, by=request.user, name=None if name == ladder.name else name, settings=changes
+        )
+    except services.ServiceError as error:
+        if error.status in (401, 403):
+            return _forbidden(request, error)
+        _refused(request, error)
+    else:
+        if changes or (name is not None and name != ladder.name):
+            messages.success(request, _("Saved: the ladder's settings."))
+        else:
+            messages.info(request, _("Nothing changed."))
+    return redirect("web:ladder", pk=ladder.pk)
 
 
 @login_required
