@@ -51,11 +51,20 @@ def _refused(request, error: services.ServiceError) -> None:
     messages.error(request, f"{error.code}: {words() if words else error.message}")
 
 
-def _forbidden(request, error: services.ServiceError):
-    """A settings form posted by someone the service refuses as not an organiser (or not logged in)."""
-    words = REFUSALS.get(error.code)
-    context = {"code": error.code, "message": words() if words else error.message}
-    return render(request, "web/forbidden.html", context, status=403)
+def _settings_saved(request, change, *, saved: str, back):
+    """Run an organiser's settings ``change`` (a service call): ``back`` to the page with ``saved`` or
+    the service's refusal, or a 403 page for someone the service refuses as not an organiser."""
+    try:
+        change()
+    except services.ServiceError as error:
+        if error.status in (401, 403):
+            words = REFUSALS.get(error.code)
+            context = {"code": error.code, "message": words() if words else error.message}
+            return render(request, "web/forbidden.html", context, status=403)
+        _refused(request, error)
+    else:
+        messages.success(request, saved)
+    return back
 
 
 # ---- clubs --------------------------------------------------------------------------------
@@ -132,17 +141,15 @@ def club_settings(request, slug):
     club = selectors.club_get(slug=slug)
     if club is None:
         return _not_found(request)
-    try:
-        services.club_update(
-            club_id=club.pk, by=request.user, name=request.POST.get("name"), description=request.POST.get("description")
-        )
-    except services.ServiceError as error:
-        if error.status in (401, 403):
-            return _forbidden(request, error)
-        _refused(request, error)
-    else:
-        messages.success(request, _("Saved: the club's settings."))
-    return redirect("web:club", slug=club.slug)
+    post = request.POST
+    return _settings_saved(
+        request,
+        lambda: services.club_update(
+            club_id=club.pk, by=request.user, name=post.get("name"), description=post.get("description")
+        ),
+        saved=_("Saved: the club's settings."),
+        back=redirect("web:club", slug=club.slug),
+    )
 
 
 # ---- ladders ------------------------------------------------------------------------------
@@ -255,21 +262,14 @@ def ladder_settings(request, pk):
     if ladder is None:
         return _not_found(request)
     name = request.POST.get("name")
+    name = None if name == ladder.name else name  # a rename only when the name changed
     changes = _posted_settings(ladder, request.POST)
-    try:
-        services.ladder_update(
-            ladder_id=ladder.pk, by=request.user, name=None if name == ladder.name else name, settings=changes
-        )
-    except services.ServiceError as error:
-        if error.status in (401, 403):
-            return _forbidden(request, error)
-        _refused(request, error)
-    else:
-        if changes or (name is not None and name != ladder.name):
-            messages.success(request, _("Saved: the ladder's settings."))
-        else:
-            messages.info(request, _("Nothing changed."))
-    return redirect("web:ladder", pk=ladder.pk)
+    return _settings_saved(
+        request,
+        lambda: services.ladder_update(ladder_id=ladder.pk, by=request.user, name=name, settings=changes),
+        saved=_("Saved: the ladder's settings.") if changes or name is not None else _("Nothing changed."),
+        back=redirect("web:ladder", pk=ladder.pk),
+    )
 
 
 @login_required
