@@ -232,7 +232,7 @@ def _posted_value(raw: str):
     for parse in (int, float, json.loads):
         try:
             return parse(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python recurses
             continue
     return raw
 
