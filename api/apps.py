@@ -11,7 +11,10 @@ class ApiConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
         from rest_framework.authtoken.models import Token
 
-        from .authentication import forget_account, forget_token
+        from games.models import PersonalToken
+
+        from .authentication import forget_account, forget_personal_token, forget_token
 
         post_delete.connect(forget_token, sender=Token, dispatch_uid="api.forget_token")
+        post_delete.connect(forget_personal_token, sender=PersonalToken, dispatch_uid="api.forget_personal_token")
         post_save.connect(forget_account, sender=get_user_model(), dispatch_uid="api.forget_account")

@@ -11,6 +11,7 @@ from games import moderation
 from kifu.http.errors import ApiError, error_responses
 from kifu.http.openapi import declared
 
+from . import scopes
 from .views import load_game
 
 ERRORS = error_responses(400, 401, 403, 404, 409)
@@ -88,6 +89,7 @@ class ContributionReportView(APIView):
 
 class ContributionHideView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    required_scope = scopes.ORGANISE  # a moderator's act, not a player's
 
     @extend_schema(request=ReasonSerializer, responses={201: DecisionSerializer, **ERRORS}, tags=["moderation"])
     def post(self, request, pk, seq: int):

@@ -66,6 +66,37 @@ class AccountSerializer(TokenSerializer):
     bot = serializers.BooleanField(help_text="A bot account; ladders admit bots only with allow_bots.")
 
 
+class MeSerializer(AccountSerializer):
+    token = serializers.CharField(
+        allow_null=True, help_text="The account's full token; null when asked with a personal token."
+    )
+    scopes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the credentials used may do: a personal token's scopes, or all of them.",
+    )
+
+
+class PersonalTokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(max_length=100, help_text="What the token is for, e.g. the bot's name.")
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=["read", "play", "organise"]),
+        allow_empty=False,
+        max_length=3,
+        help_text="read: safe methods only; play: read and game actions; organise: read and league writes.",
+    )
+    prefix = serializers.CharField(read_only=True, help_text="The key's first characters.")
+    created_at = serializers.DateTimeField(read_only=True)
+    last_used_at = serializers.DateTimeField(read_only=True, allow_null=True, help_text="To the minute.")
+
+    def to_representation(self, instance):
+        return {**super().to_representation(instance), "scopes": sorted(instance.scope_set)}
+
+
+class PersonalTokenCreatedSerializer(PersonalTokenSerializer):
+    key = serializers.CharField(read_only=True, help_text="Shown once, now: only its hash is kept.")
+
+
 @extend_schema_field(CONFIG_VALUE)
 class ConfigValueField(serializers.JSONField):
     """A config flag's value."""

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import checkpoints, invitations, moderation, table, views
+from . import checkpoints, invitations, moderation, table, tokens, views
 
 app_name = "api"
 
@@ -10,6 +10,8 @@ urlpatterns = [
     path("accounts", views.AccountCreateView.as_view(), name="account-create"),
     path("token", views.TokenView.as_view(), name="token"),
     path("me", views.MeView.as_view(), name="me"),
+    path("me/tokens", tokens.PersonalTokenListView.as_view(), name="personal-tokens"),
+    path("me/tokens/<int:token_id>", tokens.PersonalTokenDetailView.as_view(), name="personal-token"),
     path("me/mature-consent", views.MatureConsentView.as_view(), name="mature-consent"),
     path("engines", views.EngineListView.as_view(), name="engine-list"),
     path("engines/<str:slug>", views.EngineDetailView.as_view(), name="engine-detail"),

@@ -22,13 +22,14 @@ from rest_framework.views import APIView
 
 from games import accounts, moderation, receipts, record_io, selectors, services, streams
 from games.engines import get_engine
-from games.models import Game, Submission
+from games.models import Game, PersonalToken, Submission
 from games.serializers import GameSerializer
 from kifu import logcontext
 from kifu.http import throttles
 from kifu.http.errors import ApiError, ErrorSerializer, error_responses
 from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, float_param
 
+from . import scopes
 from . import serializers as s
 from .openapi import ref
 
@@ -39,6 +40,7 @@ ERRORS = error_responses(400, 401, 403, 404)
 # ---- accounts -----------------------------------------------------------------------------
 class AccountCreateView(APIView):
     permission_classes = [permissions.AllowAny]
+    required_scope = scopes.READ  # uses no credentials: any token may come along
 
     @extend_schema(request=s.AccountCreateSerializer, responses={201: s.AccountSerializer, **ERRORS}, tags=["accounts"])
     def post(self, request):
@@ -55,6 +57,7 @@ class AccountCreateView(APIView):
 
 class MatureConsentView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    required_scope = scopes.ACCOUNT
 
     @extend_schema(
         request=s.MatureConsentSerializer, responses={200: s.MatureConsentSerializer, **ERRORS}, tags=["accounts"]
@@ -75,6 +78,7 @@ class MatureConsentView(APIView):
 
 class TokenView(APIView):
     permission_classes = [permissions.AllowAny]
+    required_scope = scopes.READ  # the password is the credential here
     # Every password check costs real CPU: at most KIFU_THROTTLE_LOGIN tries per address, and a
     # username that keeps failing is locked for a growing while (429 login_locked).
     throttle_classes = [*APIView.throttle_classes, throttles.LoginThrottle]
@@ -100,11 +104,17 @@ class TokenView(APIView):
 class MeView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: s.AccountSerializer, **ERRORS}, tags=["accounts"])
+    @extend_schema(responses={200: s.MeSerializer, **ERRORS}, tags=["accounts"])
     def get(self, request):
-        """Who the token belongs to, and whether it is a bot account."""
-        token, _ = Token.objects.get_or_create(user=request.user)
-        return Response({"username": request.user.username, "token": token.key, "bot": accounts.is_bot(request.user)})
+        """Who the token belongs to, whether it is a bot account, and what the credentials may do.
+
+        Asked with a personal token, ``token`` is null: a scoped token never reveals the full one."""
+        if isinstance(request.auth, PersonalToken):
+            key, scopes = None, sorted(request.auth.scope_set)
+        else:
+            key, scopes = Token.objects.get_or_create(user=request.user)[0].key, list(accounts.SCOPES)
+        bot = accounts.is_bot(request.user)
+        return Response({"username": request.user.username, "token": key, "bot": bot, "scopes": scopes})
 
 
 # ---- engines ------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
-"""Accounts: creating one (a person's or a bot's) and telling bot accounts apart.
+"""Accounts: creating one (a person's or a bot's), telling bot accounts apart, and the account's
+scoped personal tokens.
 
 ``is_bot(user)`` is the one question every other part asks (ladders, tournaments, listings).
 """
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
@@ -12,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from .models import BotAccount
+from .models import BotAccount, PersonalToken
 
 User = get_user_model()
 
@@ -46,3 +49,54 @@ def is_bot(user) -> bool:
 def bot_ids(user_ids: Iterable[int]) -> set[int]:
     """The ids among ``user_ids`` that belong to bot accounts (one query, for listings)."""
     return set(BotAccount.objects.filter(user_id__in=list(user_ids)).values_list("user_id", flat=True))
+
+
+# ---- personal tokens ----------------------------------------------------------------------
+# What a personal token may do besides reading (api/scopes.py decides which call needs which).
+SCOPES = ("read", "play", "organise")
+PERSONAL_TOKEN_PREFIX = "kifu_pt_"  # tells a personal token from an account's full token (40 hex digits)
+PERSONAL_TOKENS_MAX = 50
+
+
+class TooManyTokens(Exception):
+    code = "too_many_tokens"
+
+
+def personal_token_hash(key: str) -> str:
+    """The SHA-256 of a key, as stored: a database leak gives no usable key. A plain hash, not a
+    slow password hash, because the key is 32 random bytes (nothing to guess) and every API request
+    checks one."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@transaction.atomic
+def personal_token_create(*, user, name: str, scopes: Iterable[str]) -> tuple[PersonalToken, str]:
+    """A new personal token of ``user`` and its key, which is stored only as a hash: the caller
+    shows it once. ``scopes`` is validated by the caller (a subset of ``SCOPES``); ``read`` is
+    always included. Raises ``TooManyTokens`` past ``PERSONAL_TOKENS_MAX`` per account."""
+    User.objects.select_for_update().filter(pk=user.pk).first()  # count and insert as one step
+    if PersonalToken.objects.filter(user=user).count() >= PERSONAL_TOKENS_MAX:
+        raise TooManyTokens(f"an account has at most {PERSONAL_TOKENS_MAX} personal tokens; revoke one first")
+    key = PERSONAL_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = PersonalToken.objects.create(
+        user=user,
+        name=name,
+        scopes=" ".join(sorted({"read", *scopes})),
+        key_hash=personal_token_hash(key),
+        prefix=key[: len(PERSONAL_TOKEN_PREFIX) + 4],
+    )
+    return token, key
+
+
+def personal_token_revoke(*, user, token_id: int) -> bool:
+    """Delete one of ``user``'s personal tokens; False when it has no such token. The delete signal
+    makes this process's token cache forget it at once (api/authentication.py)."""
+    token = PersonalToken.objects.filter(user=user, pk=token_id).first()
+    if token is None:
+        return False
+    token.delete()
+    return True
+
+
+def personal_token_list(*, user) -> list[PersonalToken]:
+    return list(PersonalToken.objects.filter(user=user))

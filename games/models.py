@@ -120,6 +120,32 @@ class BotAccount(models.Model):
         return f"bot account {self.user}"
 
 
+class PersonalToken(models.Model):
+    """A named API token of an account with scopes (issue 19 item 3): several per account, each
+    revocable on its own. Only the SHA-256 of the key is stored; the key is shown once, when it is
+    made (``games.accounts.personal_token_create``). ``scopes`` is a space-separated, sorted subset
+    of ``read play organise``; every token may read. ``last_used_at`` is written at most once a
+    minute (api/authentication.py)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="personal_tokens", on_delete=models.CASCADE)
+    name = models.CharField(max_length=100)
+    scopes = models.CharField(max_length=40)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=16, help_text="The key's first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"personal token {self.name!r} of {self.user}"
+
+    @property
+    def scope_set(self) -> frozenset[str]:
+        return frozenset(self.scopes.split())
+
+
 def append_only(name: str, log: str) -> list:
     """PostgreSQL triggers that refuse UPDATE, DELETE and TRUNCATE on a log's table: the log is
     append-only in the database, not only in Python. ``name`` prefixes the triggers, ``log`` names

@@ -27,6 +27,7 @@ ERRORS = error_responses(400, 401, 403, 404, 409)
 
 # ---- players ----------------------------------------------------------------------------------
 class ProfileView(APIView):
+    required_scope = "account"  # the account itself: no personal token (api/scopes.py)
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(responses={200: s.ProfileSerializer, **ERRORS}, tags=["players"])
@@ -102,6 +103,7 @@ class MemberListView(APIView):
 
 
 class ClubJoinView(APIView):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=None, responses={200: s.MembershipSerializer, **ERRORS}, tags=["clubs"])
@@ -215,6 +217,7 @@ class LadderVerificationView(APIView):
 
 
 class LadderJoinView(APIView):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=None, responses={200: s.EntrySerializer, **ERRORS}, tags=["ladders"])
@@ -225,6 +228,7 @@ class LadderJoinView(APIView):
 
 
 class LadderWithdrawView(APIView):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=s.WithdrawSerializer, responses={204: None, **ERRORS}, tags=["ladders"])
@@ -288,6 +292,8 @@ class CorrectionView(APIView):
 
 # ---- challenges -------------------------------------------------------------------------------
 class ChallengeListView(APIView):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
+
     @extend_schema(
         parameters=[
             OpenApiParameter("status", str, enum=Challenge.Status.values),
@@ -327,6 +333,8 @@ class ChallengeDetailView(APIView):
 
 class ChallengeActionView(APIView):
     """A step of the challenge by one of its players; subclasses name the service."""
+
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
 
     permission_classes = [permissions.IsAuthenticated]
     service = None
