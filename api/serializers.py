@@ -81,9 +81,9 @@ class PersonalTokenSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100, help_text="What the token is for, e.g. the bot's name.")
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=["read", "play", "organise"]),
-        allow_empty=False,
         max_length=3,
-        help_text="read: safe methods only; play: read and game actions; organise: read and league writes.",
+        help_text="read: safe methods only (every token has it; [] gives a read-only token); "
+        "play: read and game actions; organise: read and league writes.",
     )
     prefix = serializers.CharField(read_only=True, help_text="The key's first characters.")
     created_at = serializers.DateTimeField(read_only=True)

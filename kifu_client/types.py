@@ -10,7 +10,7 @@ Move = dict[str, Any]  # {"type": <action>, ...parameters}, as in the game's rul
 
 class Account(TypedDict):
     username: str
-    token: str
+    token: str | None  # None from GET /me when the client uses a personal token (scoped)
 
 
 class Flag(TypedDict):

@@ -14,6 +14,7 @@ from . import (
     rules_views,
     season_views,
     table_views,
+    token_views,
     tournament_views,
     views,
 )
@@ -80,4 +81,6 @@ urlpatterns = [
     ),
     path("accounts/reset/done", password_reset.password_reset_complete, name="password-reset-complete"),
     path("accounts/email/", password_reset.account_email, name="account-email"),
+    path("accounts/tokens/", token_views.personal_tokens, name="personal-tokens"),
+    path("accounts/tokens/<int:token_id>/revoke", token_views.personal_token_revoke, name="personal-token-revoke"),
 ]

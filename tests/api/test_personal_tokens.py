@@ -154,7 +154,7 @@ def test_last_used_is_written_once_a_minute_at_most(owner, settings):
     ("body", "field"),
     [
         ({"name": "x", "scopes": ["admin"]}, "scopes"),
-        ({"name": "x", "scopes": []}, "scopes"),
+        ({"name": "x", "scopes": "play"}, "scopes"),
         ({"name": "", "scopes": ["read"]}, "name"),
         ({"name": "x" * 101, "scopes": ["read"]}, "name"),
         ({"scopes": ["read"]}, "name"),
@@ -164,6 +164,13 @@ def test_a_bad_token_request_is_a_400_naming_the_field(owner, body, field):
     _, full = owner
     response = full.post("/api/me/tokens", body)
     assert response.status_code == 400 and field in response.content.decode()
+
+
+def test_no_scopes_is_a_read_only_token(owner):
+    _, full = owner
+    made = make(full)
+    assert made["scopes"] == ["read"]
+    assert client_with(made["key"]).post("/api/games", GAME).json()["code"] == "token_scope"
 
 
 def test_an_unknown_personal_key_is_refused(owner):

@@ -29,7 +29,12 @@ def test_bot_account_is_created_and_shown_by_me():
     bot, body = signup("robo", bot=True)
     person, person_body = signup("hana")
     assert body["bot"] is True and person_body["bot"] is False
-    assert bot.get("/api/me").json() == {"username": "robo", "token": body["token"], "bot": True}
+    assert bot.get("/api/me").json() == {
+        "username": "robo",
+        "token": body["token"],
+        "bot": True,
+        "scopes": ["read", "play", "organise"],  # the full token: every scope (issue 19 item 3)
+    }
     assert person.get("/api/me").json()["bot"] is False
     users = get_user_model().objects
     assert is_bot(users.get(username="robo")) and not is_bot(users.get(username="hana"))

@@ -121,6 +121,11 @@ class World:
         return self.post("/api/webhooks", {"url": "https://example.org/kifu"})["id"]
 
     @cached_property
+    def personal_token(self) -> int:
+        """A personal token of the fuzzer's (issue 19 item 3), to list and revoke."""
+        return self.post("/api/me/tokens", {"name": "fuzz", "scopes": ["play"]})["id"]
+
+    @cached_property
     def table_game(self) -> str:
         """A table game the fuzzer keeps (issue 17), waiting for its deal."""
         body = {"engine": "nine-card", "seats": [self.me.username, "ben"], "keeper_seat": 0}
@@ -155,6 +160,8 @@ class World:
             found["number"] = 1
         if "{sid}" in path:
             found["sid"] = self.submission
+        if "{token_id}" in path:
+            found["token_id"] = self.personal_token
         # The API client above reconnects Django's close_old_connections after each of its requests;
         # the fuzzer's own requests must not close the test transaction's connection (see ``token``).
         request_started.disconnect(close_old_connections)
