@@ -64,7 +64,7 @@ class GameResult:
 def make_bots(base_url: str, players: int, *, mature: bool, kinds: list[str] | None = None) -> list[tuple]:
     """One new bot account per seat, named after its kind: ``(name, client, index, kind)``. For a
     mature game the operator has vouched for the bot accounts (``--mature-consent``), and each
-    one confirms it as the API asks of every player."""
+    one confirms it as the API asks of every player. Each then plays with a play-only personal token."""
     tag = secrets.token_hex(3)
     kinds = kinds or ["random"] * players
     bots = []
@@ -73,6 +73,7 @@ def make_bots(base_url: str, players: int, *, mature: bool, kinds: list[str] | N
         client = KifuClient.create_account(base_url, name, secrets.token_urlsafe(12), bot=True)
         if mature:
             client.mature_consent(adult=True, consent=True)
+        client.play_only(name)  # a bot holds a play-only token (issue 19 item 3), not its account's
         bots.append((name, client, index, kinds[index]))
     return bots
 

@@ -85,6 +85,24 @@ class KifuClient:
         header = self.http.headers.get("Authorization", "")
         return header.removeprefix("Token ") or None
 
+    def personal_token_create(self, name: str, scopes: list[str]) -> dict:
+        """Make a scoped personal token of this account (needs the full token); the answer's ``key``
+        is shown this once. Scopes: ``read`` (always), ``play``, ``organise``."""
+        return self._call("POST", "/me/tokens", json={"name": name, "scopes": scopes})
+
+    def personal_tokens(self) -> list[dict]:
+        return self._call("GET", "/me/tokens")
+
+    def personal_token_revoke(self, token_id: int) -> None:
+        self._send("DELETE", f"/me/tokens/{token_id}")
+
+    def play_only(self, name: str = "bot") -> KifuClient:
+        """Go on with a new play-only personal token of this account instead of its full token: what
+        a bot should hold (it can play, not organise or manage the account)."""
+        made = self.personal_token_create(name, ["play"])
+        self.http.headers["Authorization"] = f"Token {made['key']}"
+        return self
+
     def me(self) -> Account:
         account = cast(Account, self._call("GET", "/me"))
         self.username = account["username"]

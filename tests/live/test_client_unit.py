@@ -81,6 +81,13 @@ def test_errors_become_kifu_errors_with_code_message_and_status():
     assert error.value.status == 422 and error.value.submission == {"status": "rejected"}
 
 
+def test_play_only_swaps_the_full_token_for_a_new_play_token():
+    made = {"id": 1, "name": "robo", "scopes": ["play", "read"], "key": "kifu_pt_k3y"}
+    client, adapter = client_with([(201, made, {})])
+    assert client.play_only("robo") is client and client.token == "kifu_pt_k3y"
+    assert adapter.asked == [("POST", "http://kifu.test/api/me/tokens")]
+
+
 def test_a_throttled_request_is_retried_after_retry_after(monkeypatch):
     slept = []
     monkeypatch.setattr("kifu_client.client.time.sleep", slept.append)
