@@ -88,7 +88,7 @@ class RawTokenAuthentication(TokenAuthentication):
     def authenticate(self, request):
         found = super().authenticate(request) or self._bearer(request)
         if found is not None and isinstance(found[1], PersonalToken):
-            scopes.enforce(request, found[1].scope_set)
+            scopes.enforce(request, found[0], found[1].scope_set)
         return found
 
     def _bearer(self, request):

@@ -6,6 +6,10 @@ name - or else the scope of the app the view lives in (``APP_SCOPES``). A view o
 that table, without ``required_scope``, is refused to every personal token (``account``) and fails
 tests/api/test_token_scopes.py, which walks every API route: a new view cannot go without a scope.
 
+A player's own act that an organiser may also do for someone else (enter a tournament, check in,
+drop) declares ``required_scope = "play"`` and ``organiser_fields = ("username",)``: a body naming
+another account in one of those fields needs ``organise``.
+
 ``account`` is needed for what changes the account itself or could widen a token's power (making
 tokens, mature-content consent): only the account's full token (``POST /api/token``) and a web
 session have it, never a personal token.
@@ -50,15 +54,28 @@ def required_scope(view_class: type, method: str) -> str:
     return APP_SCOPES.get(view_class.__module__.split(".")[0], ACCOUNT)
 
 
-def enforce(request, scopes: frozenset[str]) -> None:
-    """Refuse (403 ``token_scope``) a call that ``scopes`` do not cover. ``request`` is DRF's; the
-    view comes from its parser context, which ``APIView.initialize_request`` always sets."""
+def acts_for_another(view_class: type, request, user) -> bool:
+    """Whether the body names an account other than ``user`` in one of the view's ``organiser_fields``."""
+    fields = getattr(view_class, "organiser_fields", ())
+    if not fields or request.method in SAFE_METHODS:
+        return False
+    body = request.data  # parsed once; the view reads the same parsed body
+    if not isinstance(body, dict):
+        return False
+    return any(isinstance(body.get(f), str) and body[f].strip() not in ("", user.get_username()) for f in fields)
+
+
+def enforce(request, user, scopes: frozenset[str]) -> None:
+    """Refuse (403 ``token_scope``) a call of ``user`` that ``scopes`` do not cover. ``request`` is
+    DRF's; the view comes from its parser context, which ``APIView.initialize_request`` always sets."""
     # here, not at the top: this module is imported with the authentication class, while DRF's
     # settings (which kifu.http.errors needs) are still being read
     from kifu.http.errors import ApiError
 
     view = (getattr(request, "parser_context", None) or {}).get("view")
     needed = ACCOUNT if view is None else required_scope(type(view), request.method)
+    if needed == PLAY and PLAY in scopes and acts_for_another(type(view), request, user):
+        needed = ORGANISE
     if needed == READ or needed in scopes:
         return
     raise ApiError(

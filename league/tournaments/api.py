@@ -280,6 +280,8 @@ class TournamentDetailView(APIView):
 
 class TournamentEntryView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    required_scope = "play"  # for oneself; naming another entrant needs organise (api/scopes.py)
+    organiser_fields = ("username",)
 
     @extend_schema(request=EntryCreateSerializer, responses={201: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
@@ -307,6 +309,8 @@ class TournamentStartView(APIView):
 
 class TournamentCheckInView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    required_scope = "play"  # for oneself; naming another entrant needs organise (api/scopes.py)
+    organiser_fields = ("username",)
 
     @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):
@@ -319,6 +323,8 @@ class TournamentCheckInView(APIView):
 
 class TournamentDropView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    required_scope = "play"  # for oneself; naming another entrant needs organise (api/scopes.py)
+    organiser_fields = ("username",)
 
     @extend_schema(request=EntrantSerializer, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
     def post(self, request, pk: int):

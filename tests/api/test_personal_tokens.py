@@ -187,3 +187,21 @@ def test_a_kept_personal_token_costs_no_query(owner):
             assert bot.get("/api/me").status_code == 200
         counts.append(len(queries))
     assert counts[1] == counts[0] - 2  # neither the token's row nor its last_used_at again
+
+
+def test_a_play_token_enters_its_own_account_and_needs_organise_to_enter_another(owner):
+    _, full = owner
+    assert full.post("/api/clubs", club(6)).status_code == 201
+    _, aki_token = accounts.account_create(username="aki", password="a-long-pass-1")
+    assert full.post("/api/clubs/club-6/members", {"username": "aki"}).status_code == 201
+    assert client_with(aki_token.key).post("/api/clubs/club-6/join", {}).status_code == 200
+    body = {"name": "Cup", "engine": "nine-card", "format": "swiss"}
+    tournament = full.post("/api/clubs/club-6/tournaments", body).json()["id"]
+    play = client_with(make(full, "play")["key"])
+    assert play.post(f"/api/tournaments/{tournament}/entries", {}).status_code == 201
+    refused = play.post(f"/api/tournaments/{tournament}/entries", {"username": "aki"})
+    assert refused.status_code == 403 and refused.json()["code"] == "token_scope"
+    assert "organise" in refused.json()["message"]
+    both = client_with(make(full, "play", "organise")["key"])
+    assert both.post(f"/api/tournaments/{tournament}/entries", {"username": "aki"}).status_code == 201
+    assert play.post(f"/api/tournaments/{tournament}/drop", {"username": "kaito"}).status_code == 200
