@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from api import scopes
@@ -57,22 +58,28 @@ def scope_of(route: str, method: str) -> str:
     return scopes.required_scope(view, method)
 
 
-def test_the_kinds_of_call_get_the_scopes_the_readme_promises():
-    assert scope_of("api/games/<uuid:pk>/moves", "post") == "play"
-    assert scope_of("api/games/<uuid:pk>/join", "post") == "play"
-    assert scope_of("api/games/<uuid:pk>/accept", "post") == "play"
-    assert scope_of("api/table-games/<uuid:pk>/entries", "post") == "play"
-    assert scope_of("api/lobby/quick", "post") == "play"
-    assert scope_of("api/ladders/<int:pk>/challenges", "post") == "play"
-    assert scope_of("api/tournaments/<int:pk>/entries", "post") == "play"  # for oneself: see api/scopes.py
-    assert scope_of("api/clubs", "post") == "organise"
-    assert scope_of("api/tournaments/<int:pk>/start", "post") == "organise"
-    assert scope_of("api/pairings/<str:kind>/<str:pk>/report", "post") == "organise"
-    assert scope_of("api/seasons/<int:pk>/close", "post") == "organise"
-    assert scope_of("api/me/tokens", "post") == "account"
-    assert scope_of("api/me/tokens/<int:token_id>", "delete") == "account"
-    assert scope_of("api/me/mature-consent", "post") == "account"
-    assert scope_of("api/games/<uuid:pk>/moves", "get") == "read"
+PROMISED = [
+    ("api/games/<uuid:pk>/moves", "post", "play"),
+    ("api/games/<uuid:pk>/join", "post", "play"),
+    ("api/games/<uuid:pk>/accept", "post", "play"),
+    ("api/table-games/<uuid:pk>/entries", "post", "play"),
+    ("api/lobby/quick", "post", "play"),
+    ("api/ladders/<int:pk>/challenges", "post", "play"),
+    ("api/tournaments/<int:pk>/entries", "post", "play"),
+    ("api/clubs", "post", "organise"),
+    ("api/tournaments/<int:pk>/start", "post", "organise"),
+    ("api/pairings/<str:kind>/<str:pk>/report", "post", "organise"),
+    ("api/seasons/<int:pk>/close", "post", "organise"),
+    ("api/me/tokens", "post", "account"),
+    ("api/me/tokens/<int:token_id>", "delete", "account"),
+    ("api/me/mature-consent", "post", "account"),
+    ("api/games/<uuid:pk>/moves", "get", "read"),
+]
+
+
+@pytest.mark.parametrize(("route", "method", "scope"), PROMISED)
+def test_the_kinds_of_call_get_the_scopes_the_readme_promises(route, method, scope):
+    assert scope_of(route, method) == scope
 
 
 def test_a_misspelt_scope_is_caught():
