@@ -34,7 +34,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 WHAT = {
     PLAY: "play (game actions: moves, joining, invitations, the lobby, table entries)",
-    ORGANISE: "organise (club, ladder, tournament, season and report writes)",
+    ORGANISE: "organise (club, ladder, tournament and season writes, settling results)",
     ACCOUNT: "the account's full token or a web session (personal tokens cannot manage the account)",
 }
 

@@ -87,6 +87,8 @@ def _step_schema(request_serializer, summary: str):
 
 
 class ReportView(_Step):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
+
     @_step_schema(
         s.ReportInSerializer,
         "A player of the pairing reports its result (played at a table): ranking and, for a series or a "
@@ -104,6 +106,8 @@ class ReportView(_Step):
 
 
 class TableView(_Step):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
+
     @extend_schema(
         parameters=[KIND, PK],
         request=None,
@@ -128,6 +132,8 @@ class TableView(_Step):
 
 
 class ConfirmView(_Step):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
+
     @_step_schema(s.ConfirmInSerializer, "Another player confirms the open report; the last confirmation decides.")
     def post(self, request, kind: str, pk: str):
         data = validated(s.ConfirmInSerializer, request)
@@ -136,6 +142,8 @@ class ConfirmView(_Step):
 
 
 class DisputeView(_Step):
+    required_scope = "play"  # a player's own act: a play-only token may (api/scopes.py)
+
     @_step_schema(s.DisputeInSerializer, "Another player disputes the open report: an organiser settles it.")
     def post(self, request, kind: str, pk: str):
         data = validated(s.DisputeInSerializer, request)

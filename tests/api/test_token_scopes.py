@@ -68,7 +68,10 @@ PROMISED = [
     ("api/tournaments/<int:pk>/entries", "post", "play"),
     ("api/clubs", "post", "organise"),
     ("api/tournaments/<int:pk>/start", "post", "organise"),
-    ("api/pairings/<str:kind>/<str:pk>/report", "post", "organise"),
+    ("api/pairings/<str:kind>/<str:pk>/report", "post", "play"),  # players report and confirm their own
+    ("api/pairings/<str:kind>/<str:pk>/confirm", "post", "play"),
+    ("api/pairings/<str:kind>/<str:pk>/table", "post", "play"),
+    ("api/pairings/<str:kind>/<str:pk>/settle", "post", "organise"),
     ("api/seasons/<int:pk>/close", "post", "organise"),
     ("api/me/tokens", "post", "account"),
     ("api/me/tokens/<int:token_id>", "delete", "account"),
