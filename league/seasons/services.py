@@ -21,8 +21,6 @@ from django.utils import timezone
 
 from games import services as game_services
 from games.accounts import bot_ids
-from games.engines import UnknownGame, get_engine
-from games.engines.base import RuleError
 from games.errors import ServiceError, not_found
 from games.models import Game, Seat
 from games.services import game_advance, game_forfeit
@@ -30,6 +28,7 @@ from kifu.locking import lock_by_id
 from league.models import Club, ResultReport
 from league.names import name_check
 from league.scoring import roundrobin
+from league.services.engines import event_game
 from league.services.membership import is_member, require_organiser
 
 from . import scoring, selectors
@@ -156,13 +155,7 @@ def league_create(
     if not name or len(name) > 100:
         raise ServiceError("invalid_name", "a league needs a name of 1-100 characters")
     name_check(name, what="the league's name")
-    try:
-        game = get_engine(engine)
-        full_config = game.validate_setup(config, 2)  # what setup would refuse for two seats, now
-    except UnknownGame as error:
-        raise ServiceError(error.code, error.message) from None
-    except RuleError as error:
-        raise ServiceError(error.code, f"league fixtures are two-player games: {error.message}") from None
+    game, full_config = event_game(engine, config, seats=2, what="league fixtures are two-player games")
     if game.mature:
         raise ServiceError("mature_not_supported", "leagues of mature games are not supported yet")
     checked = _check_settings(

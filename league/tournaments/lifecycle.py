@@ -25,8 +25,6 @@ from django.db.models import Max
 from django.utils import timezone
 
 from games.accounts import is_bot
-from games.engines import UnknownGame, get_engine
-from games.engines.base import RuleError
 from games.models import Game
 from games.selectors import may_see_mature
 from games.services import ServiceError
@@ -36,6 +34,7 @@ from league.names import name_check
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
+from ..services.engines import event_game
 from ..services.matches import game_ranking
 from ..services.membership import require_member, require_organiser
 from ..services.results import league_game_finished
@@ -87,14 +86,10 @@ def tournament_create(
     require_organiser(club_id, by)
     if format not in Format.values:
         raise ServiceError("invalid_format", f"format must be one of {', '.join(Format.values)}, not {format!r}")
-    try:
-        game = get_engine(engine)
-        # Two-player formats: everything the game's setup would refuse for two seats, checked now.
-        full_config = game.validate_config(config) if format == Format.MULTI_SWISS else game.validate_setup(config, 2)
-    except UnknownGame as error:
-        raise ServiceError(error.code, error.message) from None
-    except RuleError as error:
-        raise ServiceError(error.code, f"{format} pairs two players a game: {error.message}") from None
+    if format == Format.MULTI_SWISS:  # tables of several sizes: the config alone
+        game, full_config = event_game(engine, config, seats=None, what=f"{format} tournament")
+    else:
+        game, full_config = event_game(engine, config, seats=2, what=f"{format} pairs two players a game")
     settings = check_settings(format, game, settings)
     _mature_check(game, settings, by)
     if cycles not in (1, 2) or (format != Format.ROUND_ROBIN and cycles != 1):
