@@ -333,12 +333,14 @@ class PlayerProfileAdmin(admin.ModelAdmin):
 
 
 # ---- tournaments: read-only here; every change goes through the services (the API's endpoints) ----
-class TournamentEntryInline(admin.TabularInline):
-    model = TournamentEntry
-    fields = ("number", "user", "status", "first_round", "checked_in_at", "dropped_after_round", "group")
-    readonly_fields = fields
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown, never added, changed or deleted here (a subclass sets ``model`` and ``fields``)."""
+
     extra = 0
     can_delete = False
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -347,10 +349,14 @@ class TournamentEntryInline(admin.TabularInline):
         return False
 
 
-class TournamentRoundInline(TournamentEntryInline):
+class TournamentEntryInline(ReadOnlyInline):
+    model = TournamentEntry
+    fields = ("number", "user", "status", "first_round", "checked_in_at", "dropped_after_round", "group")
+
+
+class TournamentRoundInline(ReadOnlyInline):
     model = TournamentRound
     fields = ("number", "stage", "seed", "manual", "deadline_at", "created_at")
-    readonly_fields = fields
 
 
 @admin.register(Tournament)
@@ -383,18 +389,9 @@ class TournamentBoardAdmin(OrganiserScoped, admin.ModelAdmin):
     list_filter = ("decided_by",)
 
 
-class ResultReportStepInline(admin.TabularInline):
+class ResultReportStepInline(ReadOnlyInline):
     model = ResultReportStep
     fields = ("seq", "kind", "actor", "at", "payload")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ResultReport)

@@ -4,18 +4,13 @@ tasks are in ``league.tournaments.tasks``)."""
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
+
+from kifu.celery import retrying_task
 
 from . import services
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task
 def league_game_finished_task(game_id: str) -> bool:
     """Record a finished league game in its match, challenge or ladder (idempotent)."""
     return services.league_game_finished(game_id=game_id)

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
+
+from kifu.celery import retrying_task
 
 from . import services
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=0.2,
-    max_retries=8,
-)
+@retrying_task
 def lobby_game_rate_task(game_id: str) -> bool:
     """Move the site ratings of a finished rated lobby game's players (idempotent)."""
     return services.lobby_game_rate(game_id=game_id)
