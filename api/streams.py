@@ -28,7 +28,7 @@ from rest_framework.views import APIView
 
 from games import streams
 from kifu.http.errors import ApiError, ErrorSerializer
-from kifu.http.params import float_param
+from kifu.http.params import float_param, whole_number
 
 from .views import load_game
 
@@ -139,13 +139,7 @@ class StreamView(APIView):
             name, raw = "after", request.query_params.get("after", "").strip()
         if not raw:
             return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ApiError("bad_parameter", f"{name} must be a whole number, not {raw!r}") from None
-        if not 0 <= value <= 10**15:
-            raise ApiError("bad_parameter", f"{name} must be a whole number from 0")
-        return value
+        return whole_number(raw, name, 0, 10**15)
 
 
 class GameStreamView(StreamView):

@@ -51,18 +51,12 @@ class Pagination(LimitOffsetPagination):
     max_limit = 1000
 
     def _whole(self, request, name: str, low: int) -> int | None:
-        from .errors import ApiError
+        from .params import whole_number
 
         raw = request.query_params.get(name)
         if raw is None or raw == "":
             return None
-        try:
-            value = int(raw)
-        except ValueError:
-            value = None
-        if value is None or value < low:
-            raise ApiError("bad_parameter", f"{name} must be a whole number of at least {low}, not {raw[:40]!r}")
-        return value
+        return whole_number(raw, name, low, None)
 
     def get_limit(self, request):
         limit = self._whole(request, self.limit_query_param, 1)

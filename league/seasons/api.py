@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kifu.http.errors import ApiError, error_responses, found
-from kifu.http.params import validated
+from kifu.http.params import int_param, validated
 from league.exports import calendar_response, csv_response, season_calendar
 from league.loaders import load_club, load_user
 
@@ -38,12 +38,8 @@ def load_fixture(pk):
 
 
 def whole_param(request, name: str) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return None
-    if not raw.isdigit():
-        raise ApiError(f"invalid_{name}", f"{name} must be a whole number")
-    return int(raw)
+    """An optional filter (``division``, ``round``); its code is ``invalid_<name>``, as documented."""
+    return int_param(request, name, None, 0, 10**9, code=f"invalid_{name}")
 
 
 class ClubLeagueListView(APIView):

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from games.serializers import ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.errors import ApiError, error_responses, found
 from kifu.http.openapi import NotBlankCharField, declared
-from kifu.http.params import validated
+from kifu.http.params import int_param, validated
 
 from ..exports import calendar_response, csv_response, tournament_calendar
 from ..loaders import load_club, load_user
@@ -393,10 +393,8 @@ class TournamentRoundsView(APIView):
     def get(self, request, pk: int):
         """Every board so far: round, board, players in seat order, game (or match and its current game),
         result, placements, points, how it was decided."""
-        raw = request.query_params.get("round")
-        if raw is not None and not raw.isdigit():
-            raise ApiError("invalid_round", "round must be a whole number")
-        boards = selectors.board_list(tournament=load_tournament(pk, request.user), round=int(raw) if raw else None)
+        round_ = int_param(request, "round", None, 0, 10**9, code="invalid_round")
+        boards = selectors.board_list(tournament=load_tournament(pk, request.user), round=round_)
         return Response(BoardSerializer(boards, many=True).data)
 
     @extend_schema(request=None, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])

@@ -12,7 +12,7 @@ from games.errors import ServiceError
 from games.records import RecordError
 from kifu.http import errors
 from kifu.http.errors import ApiError, exception_handler, refusal
-from kifu.http.params import float_param, int_param
+from kifu.http.params import float_param, int_param, whole_number
 
 CONTEXT = {"request": None}
 
@@ -63,6 +63,28 @@ def test_params_take_defaults_and_refuse_what_is_out_of_range():
         with pytest.raises(ApiError) as refused:
             read(query(string))
         assert refused.value.code == "bad_parameter" and refused.value.status_code == 400
+
+
+@pytest.mark.parametrize("raw", ["\u00b2", "\u0661", "1.5", "", " ", "--1", "1e3", "9" * 5000, "0x10"])
+def test_one_whole_number_parser_refuses_what_int_or_isdigit_would_let_through(raw):
+    """``"²".isdigit()`` is true and ``int("²")`` raises: the old per-app parsers answered such a
+    round with a 500. The kit's one parser says 400 with the caller's own code."""
+    with pytest.raises(ApiError) as refused:
+        whole_number(raw, "round", 0, 10**9, code="invalid_round")
+    assert refused.value.code == "invalid_round"
+    assert "round" in refused.value.message
+
+
+def test_one_whole_number_parser_reads_signs_and_spaces_and_checks_the_range():
+    assert whole_number(" 12 ", "round", 0, 100) == 12
+    assert whole_number("+3", "round", 0, 100) == 3
+    assert whole_number("10" + "0" * 40, "limit", 1, None) == 10**41  # no ceiling: the caller caps
+    for raw, message in [("-1", "round must be from 0 to 100"), ("101", "round must be from 0 to 100")]:
+        with pytest.raises(ApiError) as refused:
+            whole_number(raw, "round", 0, 100)
+        assert (refused.value.code, refused.value.message) == ("bad_parameter", message)
+    with pytest.raises(ApiError, match="limit must be at least 1"):
+        whole_number("0", "limit", 1, None)
 
 
 def test_a_list_fields_errors_say_where_not_a_repr():

@@ -132,6 +132,7 @@ def test_a_season_over_the_api(club_with):
     assert [(f["division"], f["board"]) for f in round1] == [(1, 1), (1, 2), (2, 1)]
     assert len(anon.get(f"/api/seasons/{sid}/fixtures", {"division": 2}).json()) == 3
     error(anon.get(f"/api/seasons/{sid}/fixtures", {"round": "one"}), 400, "invalid_round")
+    error(anon.get(f"/api/seasons/{sid}/fixtures", {"division": "\u00b2"}), 400, "invalid_division")  # was a 500
     error(anon.get(f"/api/seasons/{sid}/fixtures", {"division": "-1"}), 400, "invalid_division")
     started_at = datetime.fromisoformat(season["started_at"])
     for f in fixtures:

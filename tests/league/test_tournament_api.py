@@ -62,6 +62,8 @@ def test_a_round_robin_over_the_api(club_with, make_user):
     busy = org.post(f"/api/tournaments/{tid}/rounds")
     assert busy.status_code == 409 and busy.json()["code"] == "round_running"
     assert anon.get(f"/api/tournaments/{tid}/rounds", {"round": "x"}).json()["code"] == "invalid_round"
+    superscript = anon.get(f"/api/tournaments/{tid}/rounds", {"round": "\u00b2"})  # "²".isdigit(): was a 500
+    assert (superscript.status_code, superscript.json()["code"]) == (400, "invalid_round")
 
     by_name = {m.username: m for m in members}
     for board in boards:  # first seat wins both games
