@@ -5,8 +5,14 @@ refusal in the one error shape."""
 from __future__ import annotations
 
 from kifu.http.errors import ApiError, found
+from kifu.http.params import IntParam
 
 from . import selectors
+
+# The round and division filters of tournament boards and season fixtures: their codes were public
+# before the kit's parser, so they keep them.
+ROUND_FILTER = IntParam("round", None, 0, 10**9, "Only this round.", code="invalid_round")
+DIVISION_FILTER = IntParam("division", None, 0, 10**9, "Only this division (tier, 1 = top).", code="invalid_division")
 
 
 def load_club(slug: str):

@@ -7,15 +7,15 @@ Reads are public like the rest of the league; writes need a token and an organis
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kifu.http.errors import ApiError, error_responses, found
-from kifu.http.params import int_param, validated
+from kifu.http.params import validated
 from league.exports import calendar_response, csv_response, season_calendar
-from league.loaders import load_club, load_user
+from league.loaders import DIVISION_FILTER, ROUND_FILTER, load_club, load_user
 
 from . import selectors, services
 from . import serializers as s
@@ -35,11 +35,6 @@ def load_season(pk):
 
 def load_fixture(pk):
     return found(selectors.fixture_get(fixture_id=pk), "no such fixture")
-
-
-def whole_param(request, name: str) -> int | None:
-    """An optional filter (``division``, ``round``); its code is ``invalid_<name>``, as documented."""
-    return int_param(request, name, None, 0, 10**9, code=f"invalid_{name}")
 
 
 class ClubLeagueListView(APIView):
@@ -184,28 +179,22 @@ class SeasonStandingsCsvView(APIView):
 
 class SeasonCalendarView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "division", {"type": "integer", "minimum": 0}, description="Only this division (tier, 1 = top)."
-            )
-        ],
+        parameters=[DIVISION_FILTER.openapi()],
         responses={(200, "text/calendar"): str, **ERRORS},
         tags=TAGS,
     )
     def get(self, request, pk: int):
         """iCalendar feed of the season's fixtures, each at its play-by date (or one division's)."""
         season = load_season(pk)
-        calendar = season_calendar(season, tier=whole_param(request, "division"))
+        calendar = season_calendar(season, tier=DIVISION_FILTER.read(request))
         return calendar_response(calendar, filename=f"season-{season.pk}.ics")
 
 
 class SeasonFixturesView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "division", {"type": "integer", "minimum": 0}, description="Only this division (tier, 1 = top)."
-            ),
-            OpenApiParameter("round", {"type": "integer", "minimum": 0}, description="Only this round."),
+            DIVISION_FILTER.openapi(),
+            ROUND_FILTER.openapi(),
         ],
         responses={200: s.SeasonFixtureSerializer(many=True), **ERRORS},
         tags=TAGS,
@@ -214,7 +203,7 @@ class SeasonFixturesView(APIView):
         """Fixtures by round, division and board: players, game, play-by date, result."""
         season = load_season(pk)
         fixtures = selectors.fixture_list(
-            season=season, tier=whole_param(request, "division"), round=whole_param(request, "round")
+            season=season, tier=DIVISION_FILTER.read(request), round=ROUND_FILTER.read(request)
         )
         return Response(s.SeasonFixtureSerializer(fixtures, many=True).data)
 

@@ -4,7 +4,7 @@ rounds with their pairing records, result corrections, standings as JSON and CSV
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,10 +12,10 @@ from rest_framework.views import APIView
 from games.serializers import ConfigField, EngineSlugField, FreeObjectField
 from kifu.http.errors import ApiError, error_responses, found
 from kifu.http.openapi import NotBlankCharField, declared
-from kifu.http.params import int_param, validated
+from kifu.http.params import validated
 
 from ..exports import calendar_response, csv_response, tournament_calendar
-from ..loaders import load_club, load_user
+from ..loaders import ROUND_FILTER, load_club, load_user
 from ..models import Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring.standings import TIEBREAKS
 from ..selectors import user_by_name
@@ -386,15 +386,14 @@ class TournamentRoundDetailView(APIView):
 
 class TournamentRoundsView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("round", {"type": "integer", "minimum": 0}, description="Only this round.")],
+        parameters=[ROUND_FILTER.openapi()],
         responses={200: BoardSerializer(many=True), **ERRORS},
         tags=["tournaments"],
     )
     def get(self, request, pk: int):
         """Every board so far: round, board, players in seat order, game (or match and its current game),
         result, placements, points, how it was decided."""
-        round_ = int_param(request, "round", None, 0, 10**9, code="invalid_round")
-        boards = selectors.board_list(tournament=load_tournament(pk, request.user), round=round_)
+        boards = selectors.board_list(tournament=load_tournament(pk, request.user), round=ROUND_FILTER.read(request))
         return Response(BoardSerializer(boards, many=True).data)
 
     @extend_schema(request=None, responses={200: TournamentSerializer, **ERRORS}, tags=["tournaments"])
