@@ -20,6 +20,7 @@ from urllib3.util import Retry
 
 from kifu.devstack import Stack
 
+from . import redis_claim
 from .openapi_check import SchemaCheck, write_schema
 
 
@@ -52,6 +53,17 @@ def pytest_collection_modifyitems(items):
 def pytest_terminal_summary(terminalreporter):
     if SchemaCheck.total:
         terminalreporter.write_line(f"openapi: {SchemaCheck.total} answers checked against the schema")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _redis_claimed():
+    """Before any test writes to Redis, make ``REDIS_URL``'s database this run's if it is empty, so
+    the stack tests may wipe it later (tests/redis_claim.py); a database with someone else's keys
+    is left alone, and the stack tests refuse to run on it."""
+    from django.conf import settings
+
+    if settings.REDIS_URL:
+        redis_claim.claim(settings.REDIS_URL)
 
 
 @pytest.fixture(autouse=True)
@@ -104,9 +116,7 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory, schema_check):
 
     if connection.vendor != "postgresql" or not settings.REDIS_URL:
         raise RuntimeError("the stack tests need DATABASE_URL (PostgreSQL) and REDIS_URL: run bin/test")
-    import redis
-
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    redis_claim.wipe(settings.REDIS_URL)  # only a database a test run claimed (tests/redis_claim.py)
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute("SELECT current_database()")  # the test database pytest-django made
         (name,) = cursor.fetchone()
