@@ -205,3 +205,35 @@ def test_a_play_token_enters_its_own_account_and_needs_organise_to_enter_another
     both = client_with(make(full, "play", "organise")["key"])
     assert both.post(f"/api/tournaments/{tournament}/entries", {"username": "aki"}).status_code == 201
     assert play.post(f"/api/tournaments/{tournament}/drop", {"username": "kaito"}).status_code == 200
+
+
+def test_the_admin_lists_and_revokes_tokens_and_never_shows_the_key_hash(owner):
+    """Issue 19: staff list personal tokens and revoke them; nobody adds or edits one there, and
+    the stored hash of a key appears nowhere in the pages (nor is it searchable)."""
+    from django.test import Client
+
+    _, full = owner
+    made = make(full, "play", name="night bot")
+    kept = make(full, "read", name="stats")
+    row = PersonalToken.objects.get(pk=made["id"])
+    admin_user = accounts.User.objects.create_superuser("root", "root@example.org", "a-long-pass-1")
+    browser = Client()
+    browser.force_login(admin_user)
+    listing = browser.get("/admin/games/personaltoken/")
+    assert listing.status_code == 200
+    page = listing.content.decode()
+    assert "night bot" in page and "stats" in page and row.prefix in page
+    assert row.key_hash not in page
+    assert browser.get("/admin/games/personaltoken/", {"q": row.key_hash}).content.decode().count("night bot") == 0
+    detail = browser.get(f"/admin/games/personaltoken/{row.pk}/change/")
+    assert detail.status_code == 200 and row.key_hash not in detail.content.decode()
+    assert 'name="name"' not in detail.content.decode()  # read-only: no input to change it
+    assert browser.get("/admin/games/personaltoken/add/").status_code == 403
+    client_with(made["key"]).get("/api/me")  # the key works (and is cached) until revoked
+    revoked = browser.post(
+        "/admin/games/personaltoken/",
+        {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"},
+    )
+    assert revoked.status_code == 302
+    assert client_with(made["key"]).get("/api/me").status_code == 401
+    assert list(PersonalToken.objects.values_list("pk", flat=True)) == [kept["id"]]
