@@ -52,6 +52,14 @@ class MatureConsentSerializer(serializers.Serializer):
     confirmed_at = serializers.DateTimeField(read_only=True)
 
 
+class AccountEmailSerializer(serializers.Serializer):
+    email = serializers.CharField(
+        allow_blank=True,
+        max_length=1000,
+        help_text='Where password reset links and deadline reminders are mailed; "" removes it.',
+    )
+
+
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField()
     password = serializers.CharField(write_only=True, style={"input_type": "password"})

@@ -12,6 +12,7 @@ urlpatterns = [
     path("me", views.MeView.as_view(), name="me"),
     path("me/tokens", tokens.PersonalTokenListView.as_view(), name="personal-tokens"),
     path("me/tokens/<int:token_id>", tokens.PersonalTokenDetailView.as_view(), name="personal-token"),
+    path("me/email", views.AccountEmailView.as_view(), name="account-email"),
     path("me/mature-consent", views.MatureConsentView.as_view(), name="mature-consent"),
     path("engines", views.EngineListView.as_view(), name="engine-list"),
     path("engines/<str:slug>", views.EngineDetailView.as_view(), name="engine-detail"),

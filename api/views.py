@@ -76,6 +76,23 @@ class MatureConsentView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class AccountEmailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    # Whoever sets the address receives the password reset links: the account's own act, never a
+    # personal token's (a leaked play token must not be able to take the account over).
+    required_scope = scopes.ACCOUNT
+
+    @extend_schema(
+        request=s.AccountEmailSerializer, responses={200: s.AccountEmailSerializer, **ERRORS}, tags=["accounts"]
+    )
+    def put(self, request):
+        """Set the account's e-mail address (``""`` removes it): password reset and deadline reminders
+        use it. 400 ``bad_email`` (not an address), ``email_taken`` (another account has it)."""
+        data = s.AccountEmailSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"email": accounts.account_email_set(user=request.user, email=data.validated_data["email"])})
+
+
 class TokenView(APIView):
     permission_classes = [permissions.AllowAny]
     required_scope = scopes.READ  # the password is the credential here

@@ -11,10 +11,13 @@ import secrets
 from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, BaseUserManager
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
+from .errors import ServiceError
 from .models import BotAccount, PersonalToken
 
 User = get_user_model()
@@ -29,6 +32,43 @@ def account_create(*, username: str, password: str, bot: bool = False) -> tuple[
         BotAccount.objects.create(user=user)
     token, _ = Token.objects.get_or_create(user=user)
     return user, token
+
+
+EMAIL_MAX = 254  # RFC 5321's limit on a path, Django's EmailField length
+
+
+@transaction.atomic
+def account_email_set(*, user, email: str) -> str:
+    """Set (or, with ``""``, remove) the address password reset links and deadline reminders are
+    mailed to; returns it as stored (the domain lower-cased). Refuses ``bad_email`` (not an
+    address) and ``email_taken`` (another account has it, in any letter case): one address, one
+    account, so a reset link or a reminder reaches the one player it is for."""
+    if not isinstance(email, str):
+        raise ServiceError("bad_email", 'email must be a string: an address such as "aki@example.org", or ""')
+    email = BaseUserManager.normalize_email(email.strip())
+    if email:
+        try:
+            if len(email) > EMAIL_MAX:
+                raise ValidationError("too long")
+            validate_email(email)
+        except ValidationError:
+            raise ServiceError(
+                "bad_email",
+                f'not an e-mail address: give one such as "aki@example.org" (at most {EMAIL_MAX} characters), '
+                'or "" to remove yours',
+            ) from None
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        if email_in_use(email, besides=user):
+            raise ServiceError("email_taken", "another account uses this e-mail address; give another one")
+    user.email = email
+    user.save(update_fields=["email"])
+    return email
+
+
+def email_in_use(email: str, *, besides=None) -> bool:
+    """Whether an account (other than ``besides``) has this address, in any letter case."""
+    accounts = User.objects.filter(email__iexact=email.strip())
+    return accounts.exclude(pk=besides.pk).exists() if besides is not None else accounts.exists()
 
 
 def is_bot(user) -> bool:

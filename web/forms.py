@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
+from games import accounts
 from games import selectors as game_selectors
 from games.engines import all_engines
 from league.names import bidi_controls_in
@@ -26,6 +27,9 @@ def refuse_bidi_controls(value: str) -> None:
         raise forms.ValidationError(message % {"found": ", ".join(found)}, code="bidi_control_characters")
 
 
+EMAIL_TAKEN = _("Another account uses this e-mail address; give another one.")
+
+
 class SignUpForm(UserCreationForm):
     """The API's account rules (``POST /api/accounts``): 2-40 letters, digits, _ . - and a
     password that passes the configured validators; an optional e-mail address for password reset."""
@@ -42,6 +46,12 @@ class SignUpForm(UserCreationForm):
         self.fields["username"].help_text = _("2-40 letters, digits, _ . or -.")
         self.fields["email"].label = _("E-mail address (optional)")
         self.fields["email"].help_text = _("Only to send you a link if you forget your password.")
+
+    def clean_email(self):
+        email = self.cleaned_data["email"]
+        if email and accounts.email_in_use(email):
+            raise forms.ValidationError(EMAIL_TAKEN)
+        return email
 
     def clean_username(self):
         username = self.cleaned_data["username"]

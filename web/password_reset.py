@@ -30,8 +30,12 @@ from django.urls import reverse_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games import accounts
+from games.errors import ServiceError
 from kifu.http import throttles
 from kifu.http.errors import RETRY_AFTER_SECONDS, UNAVAILABLE
+
+from .forms import EMAIL_TAKEN
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +120,11 @@ def account_email(request):
     """The address password reset mails go to; empty removes it."""
     form = EmailForm(request.POST or None, initial={"email": request.user.email})
     if request.method == "POST" and form.is_valid():
-        request.user.email = form.cleaned_data["email"]
-        request.user.save(update_fields=["email"])
-        messages.success(request, gettext("Your e-mail address is saved."))
-        return redirect("web:account-email")
+        try:
+            accounts.account_email_set(user=request.user, email=form.cleaned_data["email"])
+        except ServiceError as refusal:
+            form.add_error("email", EMAIL_TAKEN if refusal.code == "email_taken" else refusal.message)
+        else:
+            messages.success(request, gettext("Your e-mail address is saved."))
+            return redirect("web:account-email")
     return render(request, "web/password/account_email.html", {"form": form}, status=400 if form.errors else 200)
