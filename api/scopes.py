@@ -28,6 +28,7 @@ APP_SCOPES = {
     "lobby": PLAY,  # seeks, quick pairing, rematches
     "league": ORGANISE,  # clubs, ladders, challenges, matches, tournaments, seasons, reported results
     "hooks": PLAY,  # webhooks: how a bot hears of its games
+    "reminders": PLAY,  # deadline reminder preferences: how a bot hears its time is running out
 }
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -35,7 +35,8 @@ from .signals import deliveries_created
 
 log = logging.getLogger("kifu.hooks")
 
-EVENTS = ("game_started", "window_opened", "your_turn", "game_ended")
+# ``reminder``: a deadline is near (reminders/), sent only if the account's reminder preferences say so.
+EVENTS = ("game_started", "window_opened", "your_turn", "game_ended", "reminder")
 MAX_WEBHOOKS_PER_ACCOUNT = 10
 USER_AGENT = "Kifu-Webhooks/1"
 
@@ -202,6 +203,18 @@ def _delivery(hook: Webhook, kind: str, data: dict) -> Delivery:
     body = {"id": str(delivery.pk), "event": kind, "created_at": timezone.now(), "data": data}
     delivery.body = json.dumps(body, cls=DjangoJSONEncoder, separators=(",", ":"), sort_keys=True)
     return delivery
+
+
+def account_event_deliver(*, user_id: int, event: str, data: dict) -> int:
+    """Queue ``event`` for every webhook of the account that receives it (an event not about one
+    game's change, such as a ``reminder``); returns how many. Call it inside the caller's
+    transaction: the deliveries are sent once it commits."""
+    hooks = [hook for hook in Webhook.objects.filter(user_id=user_id) if event in hook.events]
+    created = Delivery.objects.bulk_create([_delivery(hook, event, data) for hook in hooks])
+    if created:
+        ids = [str(delivery.pk) for delivery in created]
+        transaction.on_commit(lambda: deliveries_created.send(sender=Delivery, delivery_ids=ids))
+    return len(created)
 
 
 # ---- sending ------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "web",
     "hooks",
     "lobby",
+    "reminders",
 ]
 
 MIDDLEWARE = [
@@ -223,6 +224,9 @@ KIFU_EMBEDDED_PERIODIC.append(("league.reports.tasks.reports_sweep", 60.0))
 # sends them (eager Celery cannot wait out a backoff).
 CELERY_BEAT_SCHEDULE["hooks-deliveries"] = {"task": "hooks.tasks.deliveries_sweep", "schedule": 30.0}
 KIFU_EMBEDDED_PERIODIC.append(("hooks.tasks.deliveries_sweep", 1.0))
+# Deadline reminders (reminders/): a minute's sweep; each reminder is sent at most once per deadline.
+CELERY_BEAT_SCHEDULE["reminders-deadlines"] = {"task": "reminders.tasks.reminders_sweep", "schedule": 60.0}
+KIFU_EMBEDDED_PERIODIC.append(("reminders.tasks.reminders_sweep", 60.0))
 # Checkpoint log (issue 15 part 5): finished games' heads are signed in batches every few seconds.
 CELERY_BEAT_SCHEDULE["games-checkpoint"] = {"task": "games.tasks.checkpoint_task", "schedule": 5.0}
 KIFU_EMBEDDED_PERIODIC.append(("games.tasks.checkpoint_task", 5.0))
@@ -418,6 +422,10 @@ DEFAULT_FROM_EMAIL = env.text("KIFU_EMAIL_FROM", "Kifu <kifu@localhost>")
 EMAIL_BACKEND = (
     "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
 )
+# The site's address as players reach it, for links in mail sent outside a request (reminders).
+KIFU_SITE_URL = env.text("KIFU_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# A move deadline is reminded only if its window is at least this long: a blitz clock's is not.
+KIFU_REMINDER_MIN_WINDOW_SECONDS = env.integer("KIFU_REMINDER_MIN_WINDOW_SECONDS", 3600, minimum=60, maximum=30 * 86400)
 PASSWORD_RESET_TIMEOUT = env.integer("KIFU_PASSWORD_RESET_SECONDS", 3 * 3600, minimum=300, maximum=7 * 86400)
 # Where collectstatic has run (bin/serve, the Docker image, the systemd unit: KIFU_STATIC_COLLECTED=1)
 # the scripts and styles are served from STATIC_ROOT only, with the gzip copies

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/", include("hooks.urls")),  # webhooks (hooks/)
     path("api/", include("league.urls")),  # players, clubs, ladders, challenges, matches, tournaments (league/)
     path("api/", include("league.seasons.urls")),  # seasonal leagues (league/seasons/)
+    path("api/", include("reminders.urls")),  # deadline reminder preferences (reminders/)
     path("api/", include("lobby.urls")),  # open seeks, quick pairing, rematches, site ratings (lobby/)
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),  # OpenAPI: every app's API above
     # The docs pages are third-party: Swagger UI's script comes as a file (the split view), but both

@@ -111,7 +111,10 @@ class EmailForm(forms.Form):
     email = forms.EmailField(
         label=_("E-mail address"),
         required=False,
-        help_text=_("Used only to send you a link when you forget your password. Leave empty to remove it."),
+        help_text=_(
+            "Used to send you a link when you forget your password, and deadline reminders if you turn them "
+            "on. Leave empty to remove it."
+        ),
     )
 
 

@@ -10,6 +10,7 @@ from . import (
     login,
     password_reset,
     print_urls,
+    reminder_views,
     report_views,
     rules_views,
     season_views,
@@ -81,6 +82,7 @@ urlpatterns = [
     ),
     path("accounts/reset/done", password_reset.password_reset_complete, name="password-reset-complete"),
     path("accounts/email/", password_reset.account_email, name="account-email"),
+    path("accounts/reminders/", reminder_views.account_reminders, name="account-reminders"),
     path("accounts/tokens/", token_views.personal_tokens, name="personal-tokens"),
     path("accounts/tokens/<int:token_id>/revoke", token_views.personal_token_revoke, name="personal-token-revoke"),
 ]
