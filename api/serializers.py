@@ -12,6 +12,7 @@ from rest_framework.reverse import reverse
 from games import clocks
 from games.models import Submission
 from games.serializers import CONFIG_VALUE, ConfigField, EngineSlugField, FreeObjectField, TimeControlSerializer
+from kifu.http.openapi import declared
 
 from .openapi import ref
 
@@ -52,8 +53,23 @@ class MatureConsentSerializer(serializers.Serializer):
     confirmed_at = serializers.DateTimeField(read_only=True)
 
 
+# An address the service takes as sent (games.accounts.account_email_set checks it with Django's
+# validator, and says what to fix for the rest: ``bad_email``), or "" to remove it (allow_blank).
+AccountEmailField = declared(
+    serializers.CharField,
+    {
+        "type": "string",
+        "maxLength": 254,
+        # "" is the other branch drf-spectacular adds for allow_blank (oneOf: the two must not overlap)
+        "pattern": r"^[A-Za-z0-9_%+-]+(\.[A-Za-z0-9_%+-]+)*@"
+        r"([A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?\.)+[A-Za-z]{2,20}$",
+    },
+    "AccountEmailField",
+)
+
+
 class AccountEmailSerializer(serializers.Serializer):
-    email = serializers.CharField(
+    email = AccountEmailField(
         allow_blank=True,
         max_length=1000,
         help_text='Where password reset links and deadline reminders are mailed; "" removes it.',

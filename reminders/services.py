@@ -11,7 +11,7 @@ transaction and sent by the hooks app as any other.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -146,8 +146,13 @@ def reminder_send(*, due: selectors.Due, preferences: dict, now: datetime) -> bo
     return True
 
 
+KEEP_SENT = timedelta(days=30)
+
+
 def reminders_send(*, now: datetime | None = None) -> int:
     """Send every reminder due at ``now`` (beat's and the embedded timer's sweep); returns how many
-    this call sent."""
+    this call sent. Rows of deadlines long past are deleted: a deadline behind ``now`` is never due
+    again, so its row no longer guards anything (they are kept a while for the admin)."""
     now = now or timezone.now()
+    ReminderSent.objects.filter(deadline_at__lt=now - KEEP_SENT).delete()
     return sum(reminder_send(due=due, preferences=chosen, now=now) for due, chosen in selectors.reminders_due(now=now))

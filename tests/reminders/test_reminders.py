@@ -250,3 +250,17 @@ def test_racing_sweeps_send_each_reminder_once(notices, settings):
     assert sorted(m.to[0] for m in mail.outbox if tag in m.to[0]) == sorted(p.email for p in players)
     assert sorted(ids[0] for ids, _ in notices if ids[0] in {p.pk for p in players}) == sorted(p.pk for p in players)
     assert set(Seat.objects.filter(game__in=games).values_list("user_id", flat=True)) == {r.user_id for r in ours}
+
+
+def test_rows_of_deadlines_long_past_are_deleted_and_the_admin_lists_them(make_user, client):
+    oya, ko = make_user("oya"), make_user("ko")
+    game = correspondence(oya, ko)
+    assert services.reminders_send(now=game.deadline_at - timedelta(hours=1)) == 2
+    client.force_login(accounts.User.objects.create_superuser("root", "root@example.org", "a-long-pass-1"))
+    listing = client.get("/admin/reminders/remindersent/")
+    assert listing.status_code == 200 and str(game.pk) in listing.content.decode()
+    assert client.get("/admin/reminders/remindersent/add/").status_code == 403
+    services.reminders_send(now=game.deadline_at + services.KEEP_SENT - timedelta(minutes=1))
+    assert ReminderSent.objects.count() == 2  # kept a while after the deadline
+    services.reminders_send(now=game.deadline_at + services.KEEP_SENT + timedelta(minutes=1))
+    assert ReminderSent.objects.count() == 0

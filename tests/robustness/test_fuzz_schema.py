@@ -45,6 +45,7 @@ STATE_CODES = {
     # a combination of valid values the game does not allow (OpenAPI 3.0 has no if/then): a mature
     # game on a ladder, a game for four in a two-player format, another game's config flag
     "mature_not_supported",
+    "no_session_rules",  # a match played as a session, for a game without a match_games flag
     "bad_seat_count",
     "unknown_config_flag",
     "invalid_config",
