@@ -11,9 +11,9 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 from django.core import mail
 from django.db import connection
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import accounts
@@ -193,9 +193,26 @@ def test_the_web_page_sets_them_in_english_and_japanese(client, make_user):
     assert "締め切り" in japanese and "1日前" in japanese
 
 
-def test_beat_and_the_embedded_timer_run_the_sweep():
+def test_beat_and_the_embedded_timer_run_the_sweep(make_user, notices, settings, django_capture_on_commit_callbacks):
+    """Beat names the task; the embedded timer thread runs it from KIFU_EMBEDDED_PERIODIC, on the
+    wall clock: a game whose deadline is within the lead now gets its reminders."""
+    from games import scheduler
+    from kifu.celery import app as celery_app
+
+    celery_app.loader.import_default_modules()
+    assert "reminders.tasks.reminders_sweep" in celery_app.tasks
     assert settings.CELERY_BEAT_SCHEDULE["reminders-deadlines"]["task"] == "reminders.tasks.reminders_sweep"
-    assert ("reminders.tasks.reminders_sweep", 60.0) in settings.KIFU_EMBEDDED_PERIODIC
+    oya, ko = make_user("oya"), make_user("ko")
+    game = correspondence(oya, ko)
+    Game.objects.filter(pk=game.pk).update(
+        window_opened_at=timezone.now() - timedelta(days=2), deadline_at=timezone.now() + timedelta(hours=1)
+    )
+    settings.KIFU_EMBEDDED_PERIODIC = [entry for entry in settings.KIFU_EMBEDDED_PERIODIC if "reminders" in entry[0]]
+    assert settings.KIFU_EMBEDDED_PERIODIC == [("reminders.tasks.reminders_sweep", 60.0)]
+    with django_capture_on_commit_callbacks(execute=True):
+        scheduler.run_periodic({}, 1e9)  # what the embedded timer thread does each tick
+        scheduler.run_periodic({}, 2e9)  # and again: nothing twice
+    assert sorted(ids[0] for ids, _ in notices) == sorted([oya.pk, ko.pk])
 
 
 def _in_thread(call):
