@@ -331,8 +331,9 @@ def account_feed(
     """What needs the account's attention across its games: ``invitation`` (a seat to accept or
     decline), ``game_cancelled``, ``game_started``, ``window_opened``, ``your_turn`` and
     ``game_ended``, other apps' named notices as they come (the lobby's ``seek_joined``,
-    ``seek_left``, ``seek_filled``, ``seek_cancelled``, ``seek_expired``: edge-triggered hints,
-    not repeated on reconnect); then ``end`` (``reason: timeout``) when ``duration`` is over.
+    ``seek_left``, ``seek_filled``, ``seek_cancelled``, ``seek_expired``; the reminders'
+    ``reminder``: edge-triggered hints, not repeated on reconnect); then ``end`` (``reason:
+    timeout``) when ``duration`` is over.
 
     Level-triggered: every connection first announces the running games and those waiting on the
     account, so a reconnect never misses a turn. A resume cursor (the last message id, a server
