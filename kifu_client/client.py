@@ -115,6 +115,20 @@ class KifuClient:
     def withdraw_mature_consent(self) -> None:
         self._send("DELETE", "/me/mature-consent").close()
 
+    def set_email(self, email: str) -> dict:
+        """Set (``""``: remove) the account's e-mail address, for password reset and reminder mail
+        (needs the full token: a personal token may not change it)."""
+        return self._call("PUT", "/me/email", json={"email": email})
+
+    def reminder_preferences(self) -> dict:
+        """How deadline reminders reach this account: ``email``, ``webhook``, ``stream`` (on/off)
+        and ``lead_minutes`` (how long before a deadline)."""
+        return self._call("GET", "/me/reminders")
+
+    def set_reminder_preferences(self, **changes: bool | int) -> dict:
+        """Change some reminder preferences (the others stay), e.g. ``webhook=True, lead_minutes=60``."""
+        return self._call("PATCH", "/me/reminders", json=changes)
+
     # ---- engines and games ------------------------------------------------------------------
     def engines(self) -> list[EngineInfo]:
         return cast(list[EngineInfo], self._call("GET", "/engines"))

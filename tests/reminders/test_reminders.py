@@ -9,11 +9,14 @@ import json
 import threading
 import uuid
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
+import requests
 from django.core import mail
 from django.db import connection
 from django.utils import timezone
+from requests.adapters import BaseAdapter
 from rest_framework.test import APIClient
 
 from games import accounts
@@ -281,3 +284,45 @@ def test_rows_of_deadlines_long_past_are_deleted_and_the_admin_lists_them(make_u
     assert ReminderSent.objects.count() == 2  # kept a while after the deadline
     services.reminders_send(now=game.deadline_at + services.KEEP_SENT + timedelta(minutes=1))
     assert ReminderSent.objects.count() == 0
+
+
+class ThroughDjango(BaseAdapter):
+    """A requests adapter that answers through Django's test client: kifu_client in-process."""
+
+    def send(self, request, **kwargs):
+        from django.test import Client
+
+        url = urlsplit(request.url)
+        path = url.path + (f"?{url.query}" if url.query else "")
+        answer = Client().generic(
+            request.method,
+            path,
+            data=request.body or b"",
+            content_type=request.headers.get("Content-Type", ""),
+            HTTP_AUTHORIZATION=request.headers.get("Authorization", ""),
+        )
+        response = requests.Response()
+        response.status_code, response.request, response.url = answer.status_code, request, request.url
+        response._content = answer.content
+        response.headers.update({"Content-Type": answer.get("Content-Type", "application/json")})
+        return response
+
+
+def test_the_python_client_sets_the_address_and_the_reminders(make_user):
+    from kifu_client import KifuClient, KifuError
+
+    _, token = accounts.account_create(username="bot-author", password="a-long-pass-1")
+    session = requests.Session()
+    session.mount("http://kifu.test", ThroughDjango())
+    client = KifuClient("http://kifu.test", token=token.key, session=session)
+    assert client.set_email("author@example.org") == {"email": "author@example.org"}
+    assert client.reminder_preferences() == selectors.DEFAULTS
+    assert client.set_reminder_preferences(stream=False, lead_minutes=30)["lead_minutes"] == 30
+    with pytest.raises(KifuError) as refused:
+        client.set_reminder_preferences(lead_minutes=1)
+    assert refused.value.code == "bad_reminder_lead" and refused.value.status == 400
+    client.play_only("reminded bot")
+    assert client.set_reminder_preferences(webhook=True)["webhook"] is True  # a play token may
+    with pytest.raises(KifuError) as refused:
+        client.set_email("thief@example.org")
+    assert refused.value.code == "token_scope"
