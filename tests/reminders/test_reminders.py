@@ -179,7 +179,9 @@ def test_preferences_through_the_api_with_stable_refusals(make_user):
 
 def test_the_web_page_sets_them_in_english_and_japanese(client, make_user):
     user = make_user("aki")
+    assert client.get("/accounts/reminders/").status_code == 302  # log in first
     client.force_login(user)
+    assert 'href="/accounts/reminders/"' in client.get("/accounts/email/").content.decode()
     page = client.get("/accounts/reminders/")
     assert page.status_code == 200 and "Deadline reminders" in page.content.decode()
     assert "no e-mail address yet" in page.content.decode()
