@@ -18,6 +18,8 @@ from kifu.env import derived_checkpoint_key
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# The deployed gunicorn settings (keep-alive, logs, metrics), so the tests run what operators run.
+GUNICORN = [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), "kifu.wsgi:application"]
 
 
 def free_port() -> int:
@@ -86,7 +88,7 @@ class Stack:
         self.env, self.logdir, self.worker_name = env, logdir, worker_name
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
-        gunicorn = [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"]
+        gunicorn = [*GUNICORN, "-b", f"127.0.0.1:{port}"]
         # --timeout: on a loaded machine (CI beside other work) a worker's heartbeat can lag past
         # gunicorn's 30 s default, and the arbiter would kill it mid-request.
         web_args = ["-w", str(web_workers), "--threads", "8", "--timeout", "120"]
@@ -137,7 +139,7 @@ def embedded(var_dir: Path, **settings: str) -> Iterator[str]:
     env.update(KIFU_VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **settings)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     port = free_port()
-    web = Process("embedded", [str(BIN / "gunicorn"), "kifu.wsgi:application", "-b", f"127.0.0.1:{port}"], env, var_dir)
+    web = Process("embedded", [*GUNICORN, "-b", f"127.0.0.1:{port}"], env, var_dir)
     web.start()
     try:
         base = f"http://127.0.0.1:{port}"
