@@ -7,8 +7,16 @@ from .models import Event, Game, PersonalToken, Seat, Submission
 
 
 class SeatInline(admin.TabularInline):
+    """The seats as the game's services set them (invitations, joins, resignations): shown, not edited
+    here, like the times and state the event log drives."""
+
     model = Seat
     extra = 0
+    can_delete = False
+    readonly_fields = ("index", "user", "name", "accepted_at", "declined_at")
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Game)
@@ -16,7 +24,12 @@ class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "engine", "status", "source", "head_seq", "created_at")
     list_filter = ("engine", "status", "source")
     inlines = [SeatInline]
-    readonly_fields = ("seed", "seed_sha256", "head_seq", "head_hash", "state", "outcome")
+    # Everything the event log and the game services drive is read-only: a hand-edited status, time,
+    # window or state would contradict the log (and its datetime pickers had no labels: axe-core).
+    readonly_fields = (
+        *("engine", "rules_version", "config", "status", "source", "seed", "seed_sha256", "head_seq", "head_hash"),
+        *("state", "outcome", "actors", "window", "started_at", "finished_at", "window_opened_at", "deadline_at"),
+    )
 
 
 @admin.register(Event)

@@ -95,7 +95,8 @@ WSGI_APPLICATION = "kifu.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Django's admin templates that Kifu overrides (admin/base_site.html adds web/admin.css).
+        "DIRS": [BASE_DIR / "web" / "admin_templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

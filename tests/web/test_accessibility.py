@@ -15,7 +15,7 @@ import pytest
 from games.engines import REGISTRY
 
 from ..conftest import Player
-from .games import random_record, seats_for
+from .games import SHORT, random_record, seats_for
 from .test_browser import browser, finish_via_api, log_in, new_page, started_knockout, visit  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
@@ -28,7 +28,11 @@ def axe_violations(page) -> list[dict]:
     """axe-core's serious and critical violations on the page as it is now: rule, impact, nodes."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE.read_text(encoding="utf-8"))
-    results = page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)")
+    page.axe_running = True  # its own <style> for a stylesheet's @import is no CSP violation (new_page)
+    try:
+        results = page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)")
+    finally:
+        page.axe_running = False
     return [
         {"rule": v["id"], "impact": v["impact"], "nodes": [[n["target"], n["failureSummary"]] for n in v["nodes"]][:5]}
         for v in json.loads(results)
@@ -85,5 +89,94 @@ def test_every_games_board_has_no_serious_accessibility_violation(stack, browser
             violations = axe_violations(page)
             if violations:
                 found[f"{slug}@{at}"] = violations
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
+    assert page.js_errors == []
+
+
+def make_staff(stack, username: str) -> None:
+    """Make ``username`` staff and superuser in the stack's database (the admin's pages): the test's
+    own connection is inside a transaction the stack cannot see, so this commits on a connection of its own."""
+    import psycopg
+
+    with psycopg.connect(stack.env["DATABASE_URL"], autocommit=True) as connection:
+        connection.execute("UPDATE auth_user SET is_staff = true, is_superuser = true WHERE username = %s", [username])
+
+
+def running_game(me: Player, slug: str) -> str:
+    """A running game of ``slug`` in which ``me`` holds seat 0, every window long enough to look at."""
+    others = [Player(me.base_url) for _ in range(seats_for(slug) - 1)]
+    if REGISTRY[slug].mature:
+        for player in (me, *others):
+            assert player.post("/api/me/mature-consent", {"adult": True, "consent": True}).status_code == 200
+    game = me.create_game(slug, [me.name, *(other.name for other in others)], SHORT.get(slug, {}))
+    assert game["status"] == "running", game
+    for _ in range(3):  # a few moves, so that the board and the events show some play (a story: a line)
+        for player in (me, *others):
+            offered = player.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]
+            moves = [move for move in offered if move["type"] != "resign"]
+            if moves and player.move(game["id"], moves[0]).status_code == 200:
+                break
+    return game["id"]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "ja-JP"])
+def test_every_games_play_page_has_no_serious_accessibility_violation(stack, browser, locale):  # noqa: F811
+    """Issue 23 item 6: the play page of a running game of each of the nine engines, as its first seat."""
+    me = Player(stack.base_url)
+    games = {slug: running_game(me, slug) for slug in sorted(REGISTRY)}
+    page = new_page(browser, stack, locale=locale)
+    log_in(page, me.name)
+    found = {}
+    for slug, game in games.items():
+        page.goto(f"/games/{game}/play")
+        page.wait_for_selector(f"#play[data-head-seq] #board [data-board='{slug}']")
+        if page.locator("#play").get_attribute("data-head-seq") != "0":
+            page.wait_for_selector("#events li", state="attached")
+        violations = axe_violations(page)
+        if violations:
+            found[slug] = violations
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "ja-JP"])
+def test_the_league_lobby_recorder_and_admin_pages_have_no_serious_violation(stack, browser, locale):  # noqa: F811
+    """Issue 23 item 6: a challenge ladder and a rating ladder, a league and its running season, the
+    lobby with an open table, the table recorder (new and mid-deal), and the admin as staff."""
+    owner, members = Player(stack.base_url), [Player(stack.base_url) for _ in range(4)]
+    slug = f"a11y-{owner.name}"
+    ok(owner.post("/api/clubs", {"name": f"Club {owner.name}", "slug": slug}), 201)
+    for member in members:
+        ok(owner.post(f"/api/clubs/{slug}/members", {"username": member.name}), 201)
+        ok(member.post(f"/api/clubs/{slug}/join"))
+    ladder = ok(owner.post(f"/api/clubs/{slug}/ladders", {"engine": "nine-card"}), 201)["id"]
+    for member in members:
+        ok(member.post(f"/api/ladders/{ladder}/join"))
+    ok(members[3].post(f"/api/ladders/{ladder}/challenges", {"defender": members[2].name}), 201)
+    league = ok(owner.post(f"/api/clubs/{slug}/leagues", {"name": "Winter", "engine": "nine-card"}), 201)["id"]
+    for member in members:
+        ok(owner.post(f"/api/leagues/{league}/players", {"username": member.name}), 201)
+    season = ok(owner.post(f"/api/leagues/{league}/seasons"), 201)["id"]
+    ok(members[0].post("/api/lobby/seeks", {"engine": "satori", "seats": 3}), 201)
+    recorded = {"engine": "nine-card", "seats": [owner.name, "ben"], "keeper_seat": 0}
+    table = ok(owner.post("/api/table-games", recorded), 201)
+    make_staff(stack, owner.name)
+
+    page = new_page(browser, stack, locale=locale)
+    log_in(page, owner.name)
+    pages = {"ladder": f"/ladders/{ladder}/", "league": f"/leagues/{league}/", "season": f"/seasons/{season}/"}
+    pages |= {"lobby": "/lobby/", "table-new": "/table/new", "table": f"/games/{table['game']}/table"}
+    admin = ["/admin/", "/admin/games/game/", f"/admin/games/game/{table['game']}/change/", "/admin/auth/user/"]
+    admin += ["/admin/league/club/", "/admin/auth/user/add/"]
+    pages |= {path: path for path in admin}
+    found = {}
+    for name, path in pages.items():
+        page.goto(path)
+        page.wait_for_load_state("load")
+        if name == "table":
+            page.wait_for_selector("#chance .pool .card")
+        violations = axe_violations(page)
+        if violations:
+            found[name] = violations
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
     assert page.js_errors == []
