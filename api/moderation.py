@@ -102,7 +102,7 @@ class ContributionHideView(APIView):
     def delete(self, request, pk, seq: int):
         """Show a hidden contribution again; the decision is added to the history (the body may give a reason)."""
         game = load_game(pk, request.user)
-        reason = _reason(request, default="shown again")
+        reason = _reason(request, default=moderation.SHOWN_AGAIN)
         row = moderation.contribution_unhide(game=game, seq=seq, user=request.user, reason=reason)
         return Response(_decision(row), status=status.HTTP_201_CREATED)
 

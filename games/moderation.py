@@ -34,6 +34,7 @@ CONTRIBUTION_FIELDS: dict[str, frozenset[str]] = {
     "believers": frozenset({"text"}),
 }
 MAX_REASON = 500
+SHOWN_AGAIN = "shown again"  # the reason of a "show" given none (the API's and the web's)
 
 
 def marker(reason: str) -> dict:

@@ -273,6 +273,12 @@ def js_strings() -> dict:
         "hidden": _("hidden"),
         # One catalogue entry for the pages and describe.py; the script fills in {reason}.
         "hidden_by_moderator": _("hidden by a moderator: %(reason)s") % {"reason": "{reason}"},
+        # the moderation forms beside a storytelling game's lines (play.js; game.html has the same words)
+        "report": _("Report"),
+        "why": _("Why?"),
+        "hide": _("Hide"),
+        "hide_reason": _("Reason (shown to everyone)"),
+        "show_again": _("Show again"),
         "hidden_card": _("hidden card"),
         "none": _("none"),
         "yes": _("yes"),

@@ -8,6 +8,7 @@ from . import (
     league_views,
     lobby_views,
     login,
+    moderation_views,
     password_reset,
     print_urls,
     reminder_views,
@@ -32,6 +33,11 @@ urlpatterns = [
     path("games/<uuid:pk>/replay.json", views.replay_json, name="replay-json"),
     path("games/<uuid:pk>/play", views.play_page, name="play"),
     path("games/<uuid:pk>/log.json", views.play_log, name="play-log"),
+    path(
+        "games/<uuid:pk>/events/<int:seq>/<str:action>",
+        moderation_views.contribution_action,
+        name="contribution",
+    ),
     # the rules of each game (web/rules_views.py)
     path("rules/", rules_views.rules_index, name="rules"),
     path("rules/<str:slug>/", rules_views.rules_page, name="rules-game"),

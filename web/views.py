@@ -22,6 +22,7 @@ from games.errors import ServiceError
 
 from .describe import describe_event, katsu_results
 from .forms import NewGameForm, SignUpForm
+from .moderation_views import mark_contributions, permissions
 from .names import game_name
 from .replay import ReplayError, live_position, replay_position, seat_names, whole_number
 from .strings import js_strings
@@ -75,7 +76,10 @@ def _game_context(request, game, **extra) -> dict:
     public = game.is_finished and selectors.game_sight(game=game, user=request.user).public
     invited = seat is not None and game.status == game.Status.OPEN and game.seats.get(index=seat).accepted_at is None
     keeper = game.source == game.Source.TABLE and table.may_keep(game=game, user=request.user)
+    moderation = permissions(game=game, user=request.user)
     return {
+        "moderation": moderation,
+        "contributions": _contribution_lines(request, game, seat) if moderation["contributions"] else [],
         "game": game,
         "seat": seat,
         "names": seat_names(game),
@@ -84,6 +88,16 @@ def _game_context(request, game, **extra) -> dict:
         "keeper": keeper,
         **extra,
     }
+
+
+def _contribution_lines(request, game, seat) -> list[dict]:
+    """The storytelling game's contributions the viewer may see now, in words, for the moderation
+    forms of the game page (as the play page's event list shows them)."""
+    sight = selectors.game_sight(game=game, user=request.user)
+    events = selectors.events_for(game=game, seat=seat, sight=sight)
+    names = seat_names(game)
+    described = [describe_event(game.engine, event, names) for event in events]
+    return [line for line in mark_contributions(game.engine, events, described) if line.get("contribution")]
 
 
 # ---- creating and joining -----------------------------------------------------------------
@@ -194,7 +208,13 @@ def play_page(request, pk):
         "names": seat_names(game),
         "strings": js_strings(),
         "game_name": game_name(game.engine),
-        "page": {"game": str(game.pk), "engine": game.engine, "seat": seat, "names": seat_names(game)},
+        "page": {
+            "game": str(game.pk),
+            "engine": game.engine,
+            "seat": seat,
+            "names": seat_names(game),
+            **permissions(game=game, user=request.user),  # the storytelling games' moderation forms
+        },
     }
     return render(request, "web/play.html", context)
 
@@ -217,6 +237,7 @@ def play_log(request, pk):
         before = game.events.filter(seq__lte=after, kind="move", payload__type="katsu").count()
         katsu = katsu_results(game.engine, selectors.game_view(game=game, seat=seat), events, before)
     described = [describe_event(game.engine, event, names, katsu.get(event["seq"])) for event in events]
+    described = mark_contributions(game.engine, events, described)  # the lines a moderator acts on
     return JsonResponse({"events": described}, json_dumps_params={"ensure_ascii": False})
 
 

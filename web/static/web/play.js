@@ -175,6 +175,27 @@
     countdown.classList.toggle("urgent", left <= 10);
   }
 
+  // A storytelling game's contribution (log.json marks it): a player may report it, a moderator
+  // hide it with a reason or show it again. Plain forms posted to the page's own view
+  // (web/moderation_views.py, the API's services), which comes back here with the verdict.
+  function moderationForm(seq, action, label, fieldLabel) {
+    const fields = [K.el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: K.cookie("csrftoken") }),
+      K.el("input", { type: "hidden", name: "back", value: "play" })];
+    if (fieldLabel) fields.push(K.el("label", {}, fieldLabel + " ", K.el("input", { name: "reason", required: "", maxlength: "500" })), " ");
+    return K.el("form", { method: "post", action: `/games/${page.game}/events/${seq}/${action}`, class: action }, ...fields,
+      K.el("button", { type: "submit", text: label }));
+  }
+
+  function moderationControls(event) {
+    const controls = [];
+    const folded = (action, label, fieldLabel) =>
+      K.el("details", { class: action }, K.el("summary", { text: label }), moderationForm(event.seq, action, label, fieldLabel));
+    if (page.may_report) controls.push(folded("report", K.t("report"), K.t("why")));
+    if (page.moderator && event.hidden_reason === null) controls.push(folded("hide", K.t("hide"), K.t("hide_reason")));
+    if (page.moderator && event.hidden_reason !== null) controls.push(moderationForm(event.seq, "show", K.t("show_again"), null));
+    return K.el("span", { class: "moderate" }, ...controls);
+  }
+
   async function drawLog(upto) {
     if (upto !== undefined && upto <= loggedSeq) return;
     const answer = await K.request(`/games/${page.game}/log.json?after=${loggedSeq}`);
@@ -182,7 +203,13 @@
     const list = document.getElementById("events");
     for (const event of answer.body.events) {
       if (event.seq <= loggedSeq) continue;
-      list.append(K.eventItem(event, page.names));
+      const item = K.eventItem(event, page.names);
+      if (event.contribution) {
+        item.id = "event-" + event.seq;
+        if (event.hidden_reason !== null) item.dataset.hidden = "1";
+        if (page.may_report || page.moderator) item.append(" ", moderationControls(event));
+      }
+      list.append(item);
       loggedSeq = event.seq;
     }
     if (list.lastElementChild) K.showInList(list, list.lastElementChild);

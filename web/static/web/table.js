@@ -405,5 +405,5 @@
   }
 
   window.Kifu = { t, el, card, back, tile, cardRow, richText, render, renderGeneric, registerBoard, playableCards, outcomeText,
-    eventItem, showInList, request, newKey, seatLabel, isCard, isTile, isModerated, moderated };
+    eventItem, showInList, request, newKey, cookie, seatLabel, isCard, isTile, isModerated, moderated };
 })();
