@@ -102,20 +102,41 @@ def make_staff(stack, username: str) -> None:
         connection.execute("UPDATE auth_user SET is_staff = true, is_superuser = true WHERE username = %s", [username])
 
 
-def running_game(me: Player, slug: str) -> str:
-    """A running game of ``slug`` in which ``me`` holds seat 0, every window long enough to look at."""
+# Timed windows long enough (or untimed) that a page still shows the moves it was opened for.
+LONG_WINDOWS = {
+    "satori": {"katsu_window_seconds": 300},
+    "turn-thief": {"reaction_window_seconds": 0},
+    "nine-card": {"commit_seconds": 600},
+}
+
+
+def running_game(me: Player, slug: str, *, my_turn: bool = False) -> str:
+    """A running game of ``slug`` in which ``me`` holds seat 0, a few moves into it; ``my_turn``: the
+    others play on until ``me`` has a move to make."""
     others = [Player(me.base_url) for _ in range(seats_for(slug) - 1)]
     if REGISTRY[slug].mature:
         for player in (me, *others):
             assert player.post("/api/me/mature-consent", {"adult": True, "consent": True}).status_code == 200
-    game = me.create_game(slug, [me.name, *(other.name for other in others)], SHORT.get(slug, {}))
+    config = SHORT.get(slug, {}) | LONG_WINDOWS.get(slug, {})
+    game = me.create_game(slug, [me.name, *(other.name for other in others)], config)
     assert game["status"] == "running", game
-    for _ in range(3):  # a few moves, so that the board and the events show some play (a story: a line)
+    for _ in range(0 if my_turn else 3):  # a few moves, so that the board and the events show some play (a story: a line)
         for player in (me, *others):
             offered = player.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]
             moves = [move for move in offered if move["type"] != "resign"]
             if moves and player.move(game["id"], moves[0]).status_code == 200:
                 break
+    for _ in range(30 if my_turn else 0):
+        if any(move["type"] != "resign" for move in me.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]):
+            break
+        for player in others:
+            offered = player.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]
+            moves = [move for move in offered if move["type"] != "resign"]
+            if moves and player.move(game["id"], moves[0]).status_code == 200:
+                break
+    else:
+        state = me.get(f"/api/games/{game['id']}/state").json()
+        assert not my_turn, f"{slug}: never my turn: {state['actors']} {state['window']} {state['legal_moves']}"
     return game["id"]
 
 
