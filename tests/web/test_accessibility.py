@@ -110,34 +110,38 @@ LONG_WINDOWS = {
 }
 
 
+def moves_of(player: Player, game_id: str) -> list[dict]:
+    """The player's legal moves now, resigning aside."""
+    offered = player.get(f"/api/games/{game_id}/legal-moves").json()["moves"]
+    return [move for move in offered if move["type"] != "resign"]
+
+
+def one_move(players, game_id: str) -> None:
+    """The first of ``players`` who has a move makes its first one."""
+    for player in players:
+        moves = moves_of(player, game_id)
+        if moves and player.move(game_id, moves[0]).status_code == 200:
+            return
+
+
 def running_game(me: Player, slug: str, *, my_turn: bool = False) -> str:
-    """A running game of ``slug`` in which ``me`` holds seat 0, a few moves into it; ``my_turn``: the
-    others play on until ``me`` has a move to make."""
+    """A running game of ``slug`` in which ``me`` holds seat 0: three moves into it (the board and the
+    events show some play; a story has a line), or with ``my_turn`` as soon as ``me`` has a move."""
     others = [Player(me.base_url) for _ in range(seats_for(slug) - 1)]
     if REGISTRY[slug].mature:
         for player in (me, *others):
             assert player.post("/api/me/mature-consent", {"adult": True, "consent": True}).status_code == 200
     config = SHORT.get(slug, {}) | LONG_WINDOWS.get(slug, {})
-    game = me.create_game(slug, [me.name, *(other.name for other in others)], config)
-    assert game["status"] == "running", game
-    for _ in range(0 if my_turn else 3):  # a few moves, so that the board and the events show some play (a story: a line)
-        for player in (me, *others):
-            offered = player.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]
-            moves = [move for move in offered if move["type"] != "resign"]
-            if moves and player.move(game["id"], moves[0]).status_code == 200:
-                break
-    for _ in range(30 if my_turn else 0):
-        if any(move["type"] != "resign" for move in me.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]):
-            break
-        for player in others:
-            offered = player.get(f"/api/games/{game['id']}/legal-moves").json()["moves"]
-            moves = [move for move in offered if move["type"] != "resign"]
-            if moves and player.move(game["id"], moves[0]).status_code == 200:
-                break
-    else:
-        state = me.get(f"/api/games/{game['id']}/state").json()
-        assert not my_turn, f"{slug}: never my turn: {state['actors']} {state['window']} {state['legal_moves']}"
-    return game["id"]
+    game_id = me.create_game(slug, [me.name, *(other.name for other in others)], config)["id"]
+    if not my_turn:
+        for _ in range(3):
+            one_move((me, *others), game_id)
+        return game_id
+    for _ in range(30):
+        if moves_of(me, game_id):
+            return game_id
+        one_move(others, game_id)
+    raise AssertionError(f"{slug}: never my turn: {me.get(f'/api/games/{game_id}/state').json()}")
 
 
 @pytest.mark.parametrize("locale", ["en-US", "ja-JP"])
