@@ -20,10 +20,14 @@ FROM ${PYTHON_IMAGE}
 # IPA Gothic: the printable round's PDF sets its Japanese (and every other) text in it (web/print_pdf.py).
 RUN apt-get update && apt-get install -y --no-install-recommends fonts-ipafont-gothic \
     && rm -rf /var/lib/apt/lists/*
-RUN groupadd --system kifu \
-    && useradd --system --gid kifu --home-dir /srv/kifu --no-create-home --shell /usr/sbin/nologin kifu \
+# A fixed uid/gid (10001), so files mounted from the host (compose's checkpoint key) can be given to it.
+RUN groupadd --system --gid 10001 kifu \
+    && useradd --system --uid 10001 --gid kifu --home-dir /srv/kifu --no-create-home --shell /usr/sbin/nologin kifu \
     && mkdir -p /var/lib/kifu /run/kifu-metrics \
-    && chown kifu:kifu /var/lib/kifu /run/kifu-metrics
+    && chown kifu:kifu /var/lib/kifu /run/kifu-metrics \
+    && chmod 1777 /run/kifu-metrics
+# ^ compose mounts a tmpfs there (empty at each start); the runtime (runc) gives the tmpfs this
+#   directory's mode but root as owner, so without 1777 kifu could not write its metrics there.
 COPY --from=build /opt/kifu/venv /opt/kifu/venv
 COPY --from=build /opt/kifu/static /opt/kifu/static
 WORKDIR /srv/kifu/app

@@ -84,6 +84,44 @@ def test_no_secret_has_a_default():
     assert re.search(r"^KIFU_SECRET_KEY=change-me-to-a-long-random-string$", example, re.M)  # refused by kifu/env.py
 
 
+def test_the_app_runs_on_the_images_paths_and_the_key_from_a_secret():
+    """Found by running the file (bin/imagecheck): kifu.env.example's systemd paths and key file do
+    not exist in the image, and an env file's value beats the image's ENV, so compose sets them."""
+    app = COMPOSE["x-app"]
+    assert app["environment"]["KIFU_STATIC_ROOT"] == "/opt/kifu/static"
+    assert app["environment"]["KIFU_VAR_DIR"] == "/var/lib/kifu"
+    assert app["environment"]["KIFU_CHECKPOINT_KEY_FILE"] == "/run/secrets/checkpoint_key"
+    assert app["secrets"] == ["checkpoint_key"] and COMPOSE["secrets"]["checkpoint_key"]["file"] == "checkpoint.key"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ENV PATH=/opt/kifu/venv/bin:$PATH" in dockerfile and "KIFU_STATIC_ROOT=/opt/kifu/static" in dockerfile
+    assert "--uid 10001" in dockerfile  # the owner compose.yaml tells operators to give the key file
+    assert "chown 10001:10001 deploy/checkpoint.key" in (ROOT / "deploy" / "compose.yaml").read_text()
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {"deploy/kifu.env", "deploy/checkpoint.key"} <= set(ignored)
+    assert {"/deploy/kifu.env", "/deploy/checkpoint.key"} <= set((ROOT / ".gitignore").read_text().split())
+
+
+def test_the_metrics_tmpfs_is_writable_by_kifu():
+    """runc gives a tmpfs the mode of the image's directory, owned by root: 1777 lets kifu write."""
+    assert "/run/kifu-metrics" in COMPOSE["x-app"]["tmpfs"]
+    assert re.search(r"chmod 1777 /run/kifu-metrics", (ROOT / "Dockerfile").read_text())
+
+
+def test_the_worker_check_names_its_own_worker_without_hostname_variable():
+    check = " ".join(SERVICES["worker"]["healthcheck"]["test"])
+    assert "worker@$$(hostname)" in check and "$HOSTNAME" not in check
+    assert "-n worker@%h" in command(SERVICES["worker"])  # %h: the same host name
+
+
+def test_images_and_ports_can_be_chosen_with_todays_defaults():
+    assert SERVICES["postgres"]["image"] == "${KIFU_POSTGRES_IMAGE:-postgres:16-bookworm}"
+    assert SERVICES["redis"]["image"] == "${KIFU_REDIS_IMAGE:-redis:7-bookworm}"
+    assert SERVICES["web"]["ports"] == ["127.0.0.1:${KIFU_WEB_PORT:-8000}:8000"]
+    assert SERVICES["streams"]["ports"] == ["127.0.0.1:${KIFU_STREAMS_PORT:-8001}:8001"]
+    for name in ("worker", "beat"):  # podman-compose reads replicas only in replicated mode
+        assert SERVICES[name]["deploy"]["mode"] == "replicated"
+
+
 def test_the_web_pools_are_probed_on_readyz():
     assert SERVICES["web"]["healthcheck"]["test"] == ["CMD", "python", "-m", "kifu.health", "http", "8000"]
     assert SERVICES["streams"]["healthcheck"]["test"] == ["CMD", "python", "-m", "kifu.health", "http", "8001"]
