@@ -1,7 +1,8 @@
 """The shape of deploy/compose.yaml, the Dockerfile and kifu.env.example (no Docker needed).
 
-Compose itself is not run here (the test machines have no Docker daemon); what is checked is what
-the operator's guide promises: data kept in a named volume, exactly one beat, a migrate job the
+Compose itself is not run here (the test machines have no Docker daemon; bin/imagecheck builds the
+image and runs the file with podman, as root, in 5-11 minutes); what is checked is what the
+operator's guide promises: data kept in a named volume, exactly one beat, a migrate job the
 others wait for, health checks and restart policies, and no secret with a default.
 """
 
