@@ -128,7 +128,10 @@ def compare(new, old, games: int, moves_per_position: int, avoid: frozenset[str]
                 ok &= check(f"view {seat}", new.view(state, seat), old.view(before, seat), where)
                 if seat is not None:
                     ok &= check(
-                        f"legal_moves {seat}", new.legal_moves(state, seat), old.legal_moves(before, seat), where
+                        f"legal_moves {seat}",
+                        list(new.legal_moves(state, seat)),
+                        list(old.legal_moves(before, seat)),
+                        where,
                     )
             if not ok:
                 break

@@ -53,7 +53,9 @@ def play(engine_slug: str, strategies: list[Strategy], seed: int, config: dict |
             event = None
             for seat in actors:
                 legal = engine.legal_moves(state, seat)
-                move = strategies[seat](_fresh(engine.view(state, seat)), _fresh(legal), rng, seat)
+                # A list is copied; another Sequence (a lazy one) builds fresh moves on every access.
+                moves_given = _fresh(legal) if isinstance(legal, list) else legal
+                move = strategies[seat](_fresh(engine.view(state, seat)), moves_given, rng, seat)
                 if move is not None:  # None: the seat may act but chooses to wait
                     event = {"kind": "move", "seat": seat, "data": move}
                     moves += 1

@@ -259,7 +259,7 @@ def legal_moves(*, game: Game, seat: int | None) -> list[dict]:
     if seat is None or game.state is None or game.is_finished:
         return []
     engine = get_engine(game.engine)
-    return engine.legal_moves(engine.load_state(game.state), seat)
+    return list(engine.legal_moves(engine.load_state(game.state), seat))  # a Sequence; JSON needs a list
 
 
 def events_for(

@@ -499,7 +499,7 @@ def table_sheet(*, game: Game, user) -> dict:
                 "index": seat.index,
                 "name": seat.name,
                 "view": engine.view(state, seat.index),
-                "moves": engine.legal_moves(state, seat.index) if seat.index in actors else [],
+                "moves": list(engine.legal_moves(state, seat.index)) if seat.index in actors else [],
             }
             for seat in seats
         ],

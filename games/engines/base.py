@@ -15,13 +15,36 @@ once the window has moved on) and ``resign`` (``{"type": "resign", "seat": s}``)
 close_window, unknown kinds, in one order); a game supplies hooks (``apply_chance``,
 ``apply_move``, ``apply_resign``, ``apply_close_window``, ``apply_system``) and a table of
 ``actions``, each declaring its parameters, which the base checks before the game's code runs.
+
+``legal_moves(state, seat)`` returns a ``collections.abc.Sequence`` of moves (the shape of
+python-chess's ``LegalMoveGenerator``), not necessarily a list: a seat that may not act gets an
+empty one. What every caller may rely on:
+
+- ``len(moves)``, ``moves[i]`` (negative ``i`` too), iteration, ``reversed``, ``bool``;
+- a stable order: two calls on one state list the same moves in the same order, and ``moves[i]``
+  is the ``i``-th move iteration yields;
+- every access builds fresh data: a move got by indexing or iteration is the caller's to keep and
+  change (its lists included), and changing it changes nothing the engine or a later access sees;
+- ``move in moves`` (and ``moves.index(move)``, ``moves.count(move)``) compares by value, as a
+  list would; a lazy sequence checks the move directly, without listing the others.
+
+Nothing else: no slicing, no ``==`` with a list, no JSON encoding, no ``+``. A caller that needs a
+list (a JSON response, a comparison with a list, filtering it many times) calls ``list(moves)``.
+``random.choice(moves)`` and ``rng.sample(moves, k)`` pick by index. An engine whose phase offers
+very many moves (Twenty-Two's exchange: every subset of the hand of at most k cards, up to 2,048)
+returns a lazy read-only sequence (``SubsetMoves``) whose length is arithmetic and whose indexing
+builds the one move asked for, so a random or sampling bot pays for one move, not for 2,048; the
+referee never enumerates (``apply`` checks a move directly).
 """
 
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, combinations, repeat
 from typing import Any, ClassVar
 
 JSON = Any
@@ -359,6 +382,120 @@ class Action:
         return out
 
 
+class SubsetMoves(Sequence):
+    """Every move ``{"type": action, param: [...]}`` whose list is a subset of ``items`` of at most
+    ``most`` items, lazily: a read-only ``Sequence`` as the engine contract describes.
+
+    The order is what ``itertools.combinations`` gives, size by size from the empty subset: by
+    size, then lexicographically by position in ``items`` (whose entries must be distinct and
+    hashable). ``len`` is a sum of binomial coefficients; ``moves[i]`` unranks the ``i``-th subset
+    and builds that one move (a fresh dict and list on every access); iteration builds them one
+    by one in the same order; ``move in moves`` and ``moves.index(move)`` look the move's items up
+    in ``items`` without listing any other move.
+    """
+
+    __slots__ = ("_action", "_param", "_items", "_most", "_starts", "_where")
+
+    def __init__(self, action: str, param: str, items: Sequence[str], most: int) -> None:
+        self._action, self._param, self._items = action, param, tuple(items)
+        self._most = most = max(0, min(most, len(self._items)))
+        key = (len(self._items), most)
+        starts = _SUBSET_STARTS.get(key)
+        if starts is None:  # starts[k]: the index of the first subset of k items; starts[-1]: the length
+            starts = [0]
+            for k in range(most + 1):
+                starts.append(starts[-1] + math.comb(key[0], k))
+            starts = _SUBSET_STARTS[key] = tuple(starts)
+        self._starts = starts
+        self._where: dict[str, int] | None = None  # item -> position, built by the first ``in``
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def __getitem__(self, index):
+        if type(index) is not int:
+            if isinstance(index, slice):  # not in the contract; a list, as a list's slice would be
+                return [self[i] for i in range(*index.indices(self._starts[-1]))]
+            index = operator.index(index)  # a TypeError for what is not an integer, as a list raises
+        starts = self._starts
+        total = starts[-1]
+        if index < 0:
+            index += total
+        if not 0 <= index < total:
+            raise IndexError("move index out of range")
+        size = 0
+        while starts[size + 1] <= index:
+            size += 1
+        rank, items, n = index - starts[size], self._items, len(self._items)
+        chosen, at, comb = [], 0, math.comb
+        for left in range(size - 1, -1, -1):  # the items still to choose after this one
+            while True:
+                count = comb(n - at - 1, left)  # subsets whose next item is items[at]
+                if rank < count:
+                    break
+                rank -= count
+                at += 1
+            chosen.append(items[at])
+            at += 1
+        return {"type": self._action, self._param: chosen}
+
+    def __iter__(self) -> Iterator[dict]:
+        action, param = self._action, self._param
+        subsets = chain.from_iterable(map(combinations, repeat(self._items, self._most + 1), range(self._most + 1)))
+        for subset in subsets:
+            yield {"type": action, param: [*subset]}
+
+    def _positions(self, move: Any) -> list[int] | None:
+        """The positions in ``items`` of a move of this family, ascending; None for any other value."""
+        if not isinstance(move, dict) or len(move) != 2 or move.get("type", _UNKNOWN) != self._action:
+            return None
+        chosen = move.get(self._param)
+        if not isinstance(chosen, list) or len(chosen) > self._most:
+            return None
+        where = self._where
+        if where is None:
+            where = self._where = {item: at for at, item in enumerate(self._items)}
+        positions, last = [], -1
+        for item in chosen:
+            try:
+                at = where.get(item, -1)
+            except TypeError:  # an unhashable item equals no item
+                return None
+            if at <= last:  # not an item, or out of order, or twice
+                return None
+            positions.append(at)
+            last = at
+        return positions
+
+    def __contains__(self, move: Any) -> bool:
+        return self._positions(move) is not None
+
+    def index(self, move: Any, start: int = 0, stop: int | None = None) -> int:
+        positions = self._positions(move)
+        if positions is None:
+            raise ValueError("not a legal move")
+        n, size, comb = len(self._items), len(positions), math.comb
+        index, at = self._starts[size], 0
+        for number, position in enumerate(positions):
+            left = size - number - 1
+            index += sum(comb(n - skipped - 1, left) for skipped in range(at, position))
+            at = position + 1
+        start, stop, _ = slice(start, stop).indices(self._starts[-1])
+        if not start <= index < stop:
+            raise ValueError("not a legal move in that range")
+        return index
+
+    def count(self, move: Any) -> int:
+        return 0 if self._positions(move) is None else 1
+
+    def __repr__(self) -> str:
+        family = f"{self._param} of at most {self._most} of {len(self._items)}"
+        return f"<SubsetMoves {self._action}: {family}, {len(self)} moves>"
+
+
+_SUBSET_STARTS: dict[tuple[int, int], tuple[int, ...]] = {}  # (items, most): where each size starts
+
+
 class Engine:
     """Base class of a game engine. Subclasses fill in the class attributes and the methods."""
 
@@ -492,7 +629,8 @@ class Engine:
     def actors(self, state: State) -> frozenset[int]:
         raise NotImplementedError
 
-    def legal_moves(self, state: State, seat: int) -> list[dict]:
+    def legal_moves(self, state: State, seat: int) -> Sequence[dict]:
+        """The moves ``seat`` may make now, a read-only Sequence (see the module docstring)."""
         raise NotImplementedError
 
     def apply(self, state: State, event: dict) -> State:

@@ -40,8 +40,9 @@ penalty totals (lower is better), or in the gambling variant each player's net c
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, combinations, repeat
+from itertools import combinations, repeat
 from math import comb
 from operator import ge
 
@@ -56,6 +57,7 @@ from .base import (
     NotYourTurn,
     Outcome,
     Param,
+    SubsetMoves,
     UnexpectedChance,
     WindowClosed,
     evolve,
@@ -553,16 +555,14 @@ class TwentyTwo(Engine):
         self._actors_cache = (state, seats)
         return seats
 
-    def legal_moves(self, state: TwentyTwoState, seat: int) -> list[dict]:
+    def legal_moves(self, state: TwentyTwoState, seat: int) -> Sequence[dict]:
         if seat not in self.actors(state):
             return []
         hand = state.hands[seat]
         if state.phase == "exchange":
-            # Every subset of at most ``most`` cards, by size then in hand order (up to 2,048): each
-            # tuple of ``combinations`` is unpacked at once, so it reuses one tuple throughout.
-            most = min(len(hand), len(state.stock))
-            subsets = chain.from_iterable(map(combinations, repeat(hand, most + 1), range(most + 1)))
-            return [{"type": "exchange", "cards": [*cards]} for cards in subsets]
+            # Every subset of at most as many cards as the stock holds, by size then in hand order
+            # (up to 2,048), lazily: each move is built when it is asked for.
+            return SubsetMoves("exchange", "cards", hand, len(state.stock))
         if state.phase == "buy_back":
             moves = [{"type": "buy_back"}] if self._can_afford(state, seat) else []
             return moves + [{"type": "decline_buy_back"}]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 
 from games.engines.base import Engine, RuleError
 from games.engines.chance import ChanceStream
@@ -110,24 +111,35 @@ def random_playthrough(engine: Engine, seats: int, seed: int, config: dict | Non
 def _check_moves(
     engine: Engine, state, seats: int, seen_moves: SeenMoves, chooser: random.Random
 ) -> dict[int, tuple[list[dict], list[str]]]:
-    """Check every seat's legal moves here; returns each seat's moves and their canonical JSON."""
+    """Check every seat's legal moves here; returns each seat's moves (as a list) and their canonical JSON."""
     actors = engine.actors(state)
     checked = {}
     for seat in range(seats):
-        moves = engine.legal_moves(state, seat)
-        assert moves == engine.legal_moves(state, seat), "legal moves must come in a stable order"
+        sequence = engine.legal_moves(state, seat)
+        assert isinstance(sequence, Sequence), f"legal_moves must return a Sequence, not {type(sequence).__name__}"
+        moves = list(sequence)
         encoded = [canonical(m) for m in moves]
+        if moves:  # the moves are the caller's: changing one changes nothing a later call lists
+            _scribble(engine.legal_moves(state, seat)[len(moves) // 2])
+        assert list(engine.legal_moves(state, seat)) == moves, (
+            "legal moves must come in a stable order (and not share data with what a caller got before)"
+        )
         checked[seat] = (moves, encoded)
         listed = set(encoded)
         assert len(listed) == len(encoded), f"duplicate legal moves for seat {seat}"
         if seat not in actors:
-            assert moves == [], f"seat {seat} may not act but has legal moves"
+            assert not moves, f"seat {seat} may not act but has legal moves"
+        lazy = type(sequence) is not list
+        if lazy:
+            _check_lazy(sequence, moves)
         for move in moves if len(moves) <= SAMPLE else chooser.sample(moves, SAMPLE):
             engine.apply(state, {"kind": "move", "seat": seat, "data": move})
         # Sampled by position, not by filtering them all: some games list thousands of distinct moves.
         order = seen_moves.keys
         keys = order if len(order) <= SAMPLE else [order[i] for i in chooser.sample(range(len(order)), SAMPLE)]
         for move in [seen_moves.by_key[key] for key in keys if key not in listed] + list(GARBAGE_MOVES):
+            if lazy:
+                assert move not in sequence, f"seat {seat}: {move} is not listed, but `in` finds it"
             try:
                 engine.apply(state, {"kind": "move", "seat": seat, "data": move})
             except RuleError as error:
@@ -135,6 +147,33 @@ def _check_moves(
             else:
                 raise AssertionError(f"seat {seat}: unlisted move {move} was accepted")
     return checked
+
+
+def _scribble(move: dict) -> None:
+    """Change a move the way a caller may (a new field, an item added to each list it holds)."""
+    for value in move.values():
+        if isinstance(value, list):
+            value.append("scribbled")
+    move["scribbled"] = True
+
+
+def _check_lazy(sequence: Sequence, moves: list[dict]) -> None:
+    """A lazy Sequence of moves keeps the contract (``games/engines/base.py``) at evenly spread
+    positions (the first and last among them): indexing (negative too) gives what iteration gave,
+    ``in`` and ``index`` find each listed move. The game's random choices are left alone."""
+    count = len(moves)
+    assert len(sequence) == count and bool(sequence) == bool(moves)
+    positions = {*range(0, count, max(1, count // SAMPLE)), count - 1} if count else ()
+    for position in positions:
+        move = moves[position]
+        assert sequence[position] == move and sequence[position - count] == move, f"move {position} differs"
+        assert move in sequence and sequence.index(move) == position and sequence.count(move) == 1
+    for outside in (count, -count - 1):
+        try:
+            sequence[outside]
+        except IndexError:
+            continue
+        raise AssertionError(f"index {outside} of {count} moves must raise IndexError")
 
 
 def check_no_leaks(engine: Engine, state, events: list[dict], seats: int) -> None:

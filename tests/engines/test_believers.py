@@ -186,15 +186,15 @@ def test_japanese_text_round_trips_through_a_record():
 # ---- moves, windows, configs ----------------------------------------------------------------------
 def test_representative_moves():
     state = play([])
-    assert ENGINE.legal_moves(state, 0) == [
+    assert list(ENGINE.legal_moves(state, 0)) == [
         {"type": "contribute", "text": PLACEHOLDER},
         {"type": "propose_final_ritual"},
     ]
     state = play(RITUAL[:1])
-    assert ENGINE.legal_moves(state, 0) == [{"type": "contribute", "text": PLACEHOLDER}]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "contribute", "text": PLACEHOLDER}]
     assert ENGINE.legal_moves(state, 1)[-1] == {"type": "agree_final_ritual"}
     state = play(RITUAL)
-    assert ENGINE.legal_moves(state, 2) == [commit(2, "depart")["data"], commit(2, "stay")["data"]]
+    assert list(ENGINE.legal_moves(state, 2)) == [commit(2, "depart")["data"], commit(2, "stay")["data"]]
     assert all(m["type"] != "withdraw" for m in ENGINE.legal_moves(state, 2))
     assert ENGINE.actors(play([], {"turn_order": "round_robin", "ritual_trigger": "timer"})) == {0}
 

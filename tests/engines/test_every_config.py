@@ -176,7 +176,7 @@ def check_step(engine: Engine, state, seats: int, chooser: random.Random) -> Non
     for seat in range(seats):
         moves = engine.legal_moves(state, seat)
         if seat not in actors:
-            assert moves == [], f"seat {seat} may not act but is offered {moves[:3]}"
+            assert not moves, f"seat {seat} may not act but is offered {list(moves)[:3]}"
             continue
         for move in moves if len(moves) <= MOVE_SAMPLE else chooser.sample(moves, MOVE_SAMPLE):
             try:

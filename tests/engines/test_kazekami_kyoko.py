@@ -231,24 +231,24 @@ def test_japanese_text_round_trips_through_a_record():
 # ---- turns and representative legal moves ------------------------------------------------------
 def test_opt_in_and_roles_moves():
     state = ENGINE.setup(None)
-    assert ENGINE.legal_moves(state, 0) == [{"type": "opt_in_mature"}]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "opt_in_mature"}]
     state = play(START[:2])
-    assert ENGINE.legal_moves(state, 0) == [
+    assert list(ENGINE.legal_moves(state, 0)) == [
         {"type": "take_role", "role": "kyoko"},
         {"type": "take_role", "role": "kublai"},
     ]
     state = play(START[:3])
-    assert ENGINE.legal_moves(state, 0) == []
-    assert ENGINE.legal_moves(state, 1) == [{"type": "take_role", "role": "kublai"}]
+    assert list(ENGINE.legal_moves(state, 0)) == []
+    assert list(ENGINE.legal_moves(state, 1)) == [{"type": "take_role", "role": "kublai"}]
 
 
 def test_representative_moves_use_constant_placeholders():
     state = play(START)
-    assert ENGINE.legal_moves(state, KY) == [{"type": "open_tale", "form": "boast", "statement": PLACEHOLDER}]
-    assert ENGINE.legal_moves(state, KU) == [{"type": "open_tale", "form": "protest", "statement": PLACEHOLDER}]
+    assert list(ENGINE.legal_moves(state, KY)) == [{"type": "open_tale", "form": "boast", "statement": PLACEHOLDER}]
+    assert list(ENGINE.legal_moves(state, KU)) == [{"type": "open_tale", "form": "protest", "statement": PLACEHOLDER}]
     state = play([*START, BOAST])
-    assert ENGINE.legal_moves(state, KY) == []
-    assert ENGINE.legal_moves(state, KU) == [
+    assert list(ENGINE.legal_moves(state, KY)) == []
+    assert list(ENGINE.legal_moves(state, KU)) == [
         {
             "type": "respond",
             "form": "kublai_normal",

@@ -346,7 +346,7 @@ def test_window_always_opens_and_lists_counters():
     assert {"type": "counter_going_out", "cards": ["3D"], "declare_reach": True} in moves
     assert moves[-1] == {"type": "accept_going_out"}
     no_counter = window_after(["JK2"], ["4D"])
-    assert ENGINE.legal_moves(no_counter, 1) == [{"type": "accept_going_out"}]
+    assert list(ENGINE.legal_moves(no_counter, 1)) == [{"type": "accept_going_out"}]
     assert ENGINE.deadline(no_counter) is None  # auto_accept_if_no_counter is off: no leak
 
 
@@ -558,7 +558,7 @@ def test_match_tally_and_tie_keeps_the_chooser():
 def test_choices_between_games():
     state = window_after(["10H"], ["3D"], {"match_games": 2}, top=("5H",))
     assert (state.phase, state.game, state.chooser) == ("choose_first", 2, 1)
-    assert ENGINE.legal_moves(state, 1) == [
+    assert list(ENGINE.legal_moves(state, 1)) == [
         {"type": "choose_first_player", "player": 0},
         {"type": "choose_first_player", "player": 1},
     ]

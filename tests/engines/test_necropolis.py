@@ -215,7 +215,7 @@ def test_t1_wrong_orientation_leaves_the_tile_pending():
     error = rejects(state, move(0, "bury_drawn", end="right", top=5), "wrong_orientation")
     assert "top=6" in error.message
     assert state.drawn == "5-6"  # apply is pure: the state keeps the pending tile
-    assert ENGINE.legal_moves(state, 0) == [
+    assert list(ENGINE.legal_moves(state, 0)) == [
         {"type": "bury_drawn", "end": "left", "top": 6},
         {"type": "bury_drawn", "end": "right", "top": 6},
         {"type": "entomb_drawn"},
@@ -234,7 +234,7 @@ def test_t2_start_tile_moves_to_the_middle_and_still_scores():
 
 def test_t3_unburiable_tile_must_be_entombed():
     state = position(((3, 5),), drawn="1-2")
-    assert ENGINE.legal_moves(state, 0) == [{"type": "entomb_drawn"}]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "entomb_drawn"}]
     after = ENGINE.apply(state, move(0, "entomb_drawn"))
     assert after.mastabas[0] == ("1-2",)
     opponent = ENGINE.view(after, 1)["players"][0]
@@ -244,7 +244,7 @@ def test_t3_unburiable_tile_must_be_entombed():
 
 def test_one_tile_row_has_two_distinct_ends():
     state = position(((2, 4),), drawn="4-4")
-    assert ENGINE.legal_moves(state, 0)[:2] == [
+    assert list(ENGINE.legal_moves(state, 0))[:2] == [
         {"type": "bury_drawn", "end": "left", "top": 4},
         {"type": "bury_drawn", "end": "right", "top": 4},
     ]
@@ -274,8 +274,8 @@ def test_bad_parameters():
 # ---- turn structure ----------------------------------------------------------------------
 def test_legal_moves_at_turn_start():
     state = position(((3, 5),), mastaba=("1-3", "2-2"))
-    assert ENGINE.legal_moves(state, 1) == []
-    assert ENGINE.legal_moves(state, 0) == [
+    assert list(ENGINE.legal_moves(state, 1)) == []
+    assert list(ENGINE.legal_moves(state, 0)) == [
         {"type": "propose_end"},
         {"type": "draw"},
         {"type": "bury_from_mastaba", "tile": "1-3", "end": "left", "top": 3},
@@ -303,7 +303,7 @@ def test_pending_tile_blocks_other_actions():
 
 def test_t5_empty_mastaba():
     state = replace(position(((3, 5),), mastaba=("0-1",)), active=1)
-    assert ENGINE.legal_moves(state, 1) == [
+    assert list(ENGINE.legal_moves(state, 1)) == [
         {"type": "propose_end"},
         {"type": "draw"},
         {"type": "restart_grave", "source": "necropolis"},
@@ -334,8 +334,8 @@ def test_t10_proposal_declined_then_the_proposer_acts():
     state = start()
     state = ENGINE.apply(state, move(0, "propose_end"))
     assert ENGINE.actors(state) == {1}
-    assert ENGINE.legal_moves(state, 1) == [{"type": "accept_end"}, {"type": "decline_end"}]
-    assert ENGINE.legal_moves(state, 0) == []
+    assert list(ENGINE.legal_moves(state, 1)) == [{"type": "accept_end"}, {"type": "decline_end"}]
+    assert list(ENGINE.legal_moves(state, 0)) == []
     with pytest.raises(NotYourTurn):
         ENGINE.apply(state, move(0, "draw"))
     with pytest.raises(NotYourTurn):

@@ -317,7 +317,7 @@ def test_resign(loser):
     assert outcome["detail"]["reason"] == "resign"
     assert outcome["detail"]["forfeits"] == [loser]
     assert outcome["detail"]["rounds"][0]["winner"] == 0  # round 1 was still played out
-    assert ENGINE.legal_moves(state, 0) == [] and ENGINE.legal_moves(state, 1) == []
+    assert list(ENGINE.legal_moves(state, 0)) == [] and list(ENGINE.legal_moves(state, 1)) == []
     with pytest.raises(GameOver):
         ENGINE.apply(state, commit(0, "5S"))
     with pytest.raises(GameOver):
@@ -475,7 +475,7 @@ def test_commit_errors():
     assert error.value.code == "card_not_in_hand"
     waiting = ENGINE.apply(state, commit(0, "AS"))
     assert ENGINE.actors(waiting) == frozenset({1})
-    assert ENGINE.legal_moves(waiting, 0) == []
+    assert list(ENGINE.legal_moves(waiting, 0)) == []
     with pytest.raises(RuleError) as error:
         ENGINE.apply(waiting, commit(0, "AS"))  # the same card again: still already committed
     assert error.value.code == "already_committed"
@@ -514,7 +514,7 @@ def test_game_ends_2_0_after_round_2_so_no_turn_7():
     assert state.phase == "over"
     assert [len(h) for h in state.hands] == [3, 3]
     assert ENGINE.actors(state) == frozenset()
-    assert ENGINE.legal_moves(state, 0) == [] and ENGINE.legal_moves(state, 1) == []
+    assert list(ENGINE.legal_moves(state, 0)) == [] and list(ENGINE.legal_moves(state, 1)) == []
     assert ENGINE.deadline(state) is None
     assert ENGINE.chance_due(state) is None
     outcome = ENGINE.outcome(state).to_json()

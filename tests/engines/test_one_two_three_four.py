@@ -172,7 +172,7 @@ def test_legal_moves_from_a_fixed_position():
         {"type": "play", "cards": ["3S", "4S", "5S"]},
         {"type": "pass_combo", "cards": ["3S", "4S", "5S"]},
     ]
-    assert ENGINE.legal_moves(state, 0) == []
+    assert list(ENGINE.legal_moves(state, 0)) == []
     assert ENGINE.actors(state) == frozenset({1})
 
 
@@ -289,7 +289,7 @@ def test_auto_drop_out_can_chain_and_skips_the_seat():
 
 def test_manual_drop_out_is_the_only_move_without_auto():
     state = dealt([["2H", "3H", "4H", "5C", "6C"], NO_MOVE_AT_13], start="KC", config={"auto_drop_out": False})
-    assert ENGINE.legal_moves(state, 1) == [{"type": "drop_out"}]
+    assert list(ENGINE.legal_moves(state, 1)) == [{"type": "drop_out"}]
     over = ENGINE.apply(state, move(1, "drop_out"))
     assert ENGINE.outcome(over).ranking == ((0,), (1,))
     assert len(over.stock) == 41

@@ -162,7 +162,8 @@ def test_moves_before_the_deal_and_chance_after_it():
 # ---- turn actions ----------------------------------------------------------------------
 def test_turn_errors():
     state = play([])
-    assert ENGINE.legal_moves(state, 0) == [{"type": "play_card", "card": c} for c in ["JS", "QH", "AS", "2S", "3S"]]
+    cards = ["JS", "QH", "AS", "2S", "3S"]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "play_card", "card": c} for c in cards]
     rejects(state, move(1, "play_card", card="JH"), "not_your_turn")
     rejects(state, move(0, "play_card", card="JH"), "card_not_in_hand")
     rejects(state, move(0, "pass_turn"), "hand_not_empty")
@@ -188,7 +189,7 @@ def test_empty_hand_may_pass_or_declare_and_auto_pass_skips_it():
     base = play([])
     hands = ((), ("JH",), ("JD",), ("JC",))
     state = replace(base, hands=hands, piles=(("AS", "2S", "3S"), (), (), ()))
-    assert ENGINE.legal_moves(state, 0) == [{"type": "declare_satori"}, {"type": "pass_turn"}]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "declare_satori"}, {"type": "pass_turn"}]
     after = ENGINE.apply(state, move(0, "pass_turn"))
     assert (after.phase, after.active) == ("action", 1)
     # auto_pass: seat 1's hand is empty and its run is 0, so the engine passes for it.
@@ -204,8 +205,8 @@ def test_window_is_open_to_every_other_survivor_and_has_a_unique_id():
     deadline = ENGINE.deadline(state)
     assert (deadline.window, deadline.seconds, deadline.seats) == ("katsu-1", 5, (1, 2, 3))
     for seat in (1, 2, 3):
-        assert ENGINE.legal_moves(state, seat) == [{"type": "katsu"}, {"type": "decline_katsu"}]
-    assert ENGINE.legal_moves(state, 0) == []
+        assert list(ENGINE.legal_moves(state, seat)) == [{"type": "katsu"}, {"type": "decline_katsu"}]
+    assert list(ENGINE.legal_moves(state, 0)) == []
     state = ENGINE.apply(state, move(2, "decline_katsu"))
     assert ENGINE.actors(state) == {1, 3} and ENGINE.deadline(state).seats == (1, 3)
     rejects(state, move(2, "katsu"), "already_answered")
@@ -307,7 +308,7 @@ def test_hand_over_choice_by_the_eliminated_player():
 def test_given_as_zatsunen_needs_only_a_satori_card():
     config = {"failed_katsu_transfer_choice": "eliminated_player", "failed_katsu_revealed_card": "given_as_zatsunen"}
     state = play([move(0, "play_card", card="QH"), move(1, "katsu")], config)
-    assert ENGINE.legal_moves(state, 1) == [
+    assert list(ENGINE.legal_moves(state, 1)) == [
         {"type": "hand_over", "s_card": c, "z_card": None} for c in ("4S", "5S", "AH")
     ]
     rejects(state, move(1, "hand_over", s_card="4S", z_card="JH"), "bad_hand_over")

@@ -155,15 +155,15 @@ def test_legal_moves_and_actors():
     moves = ENGINE.legal_moves(state, 0)
     assert len(moves) == 9 * 4 * 9  # every card, with every declaration (lies are legal)
     assert moves[0] == {"type": "discard", "card": "2H", "declared_suit": "S", "declared_rank": "2"}
-    assert all(ENGINE.legal_moves(state, seat) == [] for seat in (1, 2, 3))
+    assert all(list(ENGINE.legal_moves(state, seat)) == [] for seat in (1, 2, 3))
     assert ENGINE.deadline(state) is None
     state = discard(state, 0, "7D", "H", "7")
     assert ENGINE.actors(state) == {1, 2, 3}  # every eligible seat while the window is open
-    assert ENGINE.legal_moves(state, 0) == []
-    assert ENGINE.legal_moves(state, 2) == [{"type": "call_get"}, {"type": "call_doubt"}, {"type": "call_none"}]
+    assert list(ENGINE.legal_moves(state, 0)) == []
+    assert list(ENGINE.legal_moves(state, 2)) == [{"type": "call_get"}, {"type": "call_doubt"}, {"type": "call_none"}]
     state = move(state, 2, "call_get")
     assert ENGINE.actors(state) == {1, 3}
-    assert ENGINE.legal_moves(state, 2) == []
+    assert list(ENGINE.legal_moves(state, 2)) == []
 
 
 def test_deadline_windows_are_unique_and_timed_by_config():

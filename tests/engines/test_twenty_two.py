@@ -224,7 +224,8 @@ def test_exchange_choices_are_every_subset_up_to_the_stock():
     state = three_player_deal()
     moves = ENGINE.legal_moves(state, 0)
     assert len(moves) == 2**7 and moves[0] == {"type": "exchange", "cards": []}
-    assert ENGINE.legal_moves(state, 1) == [] and ENGINE.legal_moves(state, 2) == []
+    assert moves[-1] == {"type": "exchange", "cards": list(state.hands[0])}
+    assert list(ENGINE.legal_moves(state, 1)) == [] and list(ENGINE.legal_moves(state, 2)) == []
 
 
 def test_exchange_limited_by_a_short_stock():
@@ -321,7 +322,7 @@ def test_legal_moves_equal_the_plain_enumeration(config):
         _, states = random_playthrough(ENGINE, seats, 3, config, checks=False)
         for state in states[:: max(1, len(states) // 80)]:
             for seat in range(seats):
-                listed = ENGINE.legal_moves(state, seat)
+                listed = list(ENGINE.legal_moves(state, seat))
                 assert listed == _reference_moves(state, seat)
                 if listed and state.phase == "play" and state.trick:
                     for cards in combinations(state.hands[seat], len(state.trick[0].cards)):
@@ -391,7 +392,7 @@ def test_lead_too_large_with_single_card_leads():
 def test_game_over_rejects_moves():
     state = finish_randomly(ENGINE.setup(SHORT, 2))
     assert error_code(state, move(0, "lead", ["2S"])) == "game_over"
-    assert ENGINE.actors(state) == frozenset() and ENGINE.legal_moves(state, 0) == []
+    assert ENGINE.actors(state) == frozenset() and list(ENGINE.legal_moves(state, 0)) == []
 
 
 # ---- hand size, final trick -------------------------------------------------------------------
@@ -530,7 +531,7 @@ def gamble_to_window(config=None):
 def test_buy_back_window_deadline_and_close():
     state = gamble_to_window()
     assert state.phase == "buy_back" and ENGINE.actors(state) == {0}
-    assert ENGINE.legal_moves(state, 0) == [{"type": "buy_back"}, {"type": "decline_buy_back"}]
+    assert list(ENGINE.legal_moves(state, 0)) == [{"type": "buy_back"}, {"type": "decline_buy_back"}]
     assert ENGINE.deadline(state) == Deadline("buy-back-3", 60, (0,))
     closed = play(state, {"kind": "system", "data": {"type": "close_window", "window": "buy-back-3"}})
     assert closed.status[0] == "out" and closed.pot == 50
@@ -543,7 +544,7 @@ def test_buy_back_window_deadline_and_close():
 def test_buy_back_must_be_affordable_without_negative_balances():
     config = {"allow_negative_balance": False, "starting_chips": 15}
     state = gamble_to_window(config)
-    assert state.balances[0] == 5 and ENGINE.legal_moves(state, 0) == [{"type": "decline_buy_back"}]
+    assert state.balances[0] == 5 and list(ENGINE.legal_moves(state, 0)) == [{"type": "decline_buy_back"}]
     assert error_code(state, move(0, "buy_back")) == "buy_back_unaffordable"
 
 
