@@ -240,10 +240,15 @@ class Param:
             return lambda v: v is True or v is False
         if self.kind == "list" and choices is None:
             # Item types and lengths read by map (in C): a generator per move costs more than the rest.
+            # A one-item list (one card played, the commonest move of the card games) is read directly.
             return lambda v: (
                 type(v) is list
                 and len(v) <= most
-                and (not v or (_STR_TYPE.issuperset(map(type, v)) and max(map(len, v)) <= ID_LENGTH))
+                and (
+                    (type(v[0]) is str and len(v[0]) <= ID_LENGTH)
+                    if len(v) == 1
+                    else (not v or (_STR_TYPE.issuperset(map(type, v)) and max(map(len, v)) <= ID_LENGTH))
+                )
             )
         return lambda v: False
 

@@ -199,8 +199,10 @@ MAX_SEATS = 8
 class TwentyTwo(Engine):
     _hidden_cache: tuple | None = None  # (state, seat, ids): the state is held so its id() stays unique
     _actors_cache: tuple | None = None
+    _active_cache: tuple | None = None  # (status, active seats): the status tuple held, as above
     _waiting_cache: tuple | None = None
-    _available_cache: tuple | None = None  # (penalties, kept_out, packs, cards): the tuples held, as above
+    # (penalties, kept_out, packs, cards, the cards as a set): the tuples held, as above
+    _available_cache: tuple | None = None
     slug = "twenty-two"
     name = "Twenty-Two"
     rules_version = "1"
@@ -355,7 +357,12 @@ class TwentyTwo(Engine):
     # ---- small queries ------------------------------------------------------------------------
     def _active(self, state: TwentyTwoState) -> tuple[int, ...]:
         status = state.status
-        return tuple(s for s in range(state.seats) if status[s] == "active")
+        cached = self._active_cache
+        if cached is not None and cached[0] is status:
+            return cached[1]  # the status changes only when a player goes out or resigns
+        active = tuple(s for s in range(state.seats) if status[s] == "active")
+        self._active_cache = (status, active)
+        return active
 
     def _next_active(self, state: TwentyTwoState, seat: int) -> int:
         for step in range(1, state.seats + 1):
@@ -372,7 +379,7 @@ class TwentyTwo(Engine):
                 return cached[3]  # the piles change only at the end of a deal; asked several times a deal
         out = set(state.kept_out).union(*state.penalties)
         available = tuple(c for c in PACKS[state.packs] if c not in out)
-        self._available_cache = (state.penalties, state.kept_out, state.packs, available)
+        self._available_cache = (state.penalties, state.kept_out, state.packs, available, frozenset(available))
         return available
 
     def _hand_size(self, state: TwentyTwoState) -> int:
@@ -517,26 +524,29 @@ class TwentyTwo(Engine):
             dealt.extend(hand)
         # A permutation of the pack left (whose cards are distinct): as many cards, and the same set.
         available = self._available(state)
-        if not all(map(isinstance, dealt, repeat(str))) or len(dealt) != len(available) or set(dealt) != set(available):
+        if (
+            not all(map(isinstance, dealt, repeat(str)))
+            or len(dealt) != len(available)
+            or set(dealt) != self._available_cache[4]  # _available's cards as a set, made once a deal
+        ):
             bad("the hands and the stock must hold every card of the pack once, except the penalty piles")
-        empty = tuple(() for _ in range(state.seats))
-        state = evolve(
-            state,
-            deal_no=state.deal_no + 1,
-            deal_size=size,
-            hands=tuple(_sorted(h) if h is not None else () for h in hands),
-            stock=tuple(stock),
-            discards=empty,
-            exchanged=tuple(None for _ in range(state.seats)),
-            tricks=(),
-            trick=(),
-            bar=(),
-            bar_setter=None,
-            leader=self._next_active(state, state.dealer),
-        )
-        if state.config["exchange_enabled"]:
-            return evolve(state, phase="exchange", exchange_queue=self._deal_order(state))
-        return self._start_play(state)
+        empty = ((),) * state.seats
+        dealt_state = {
+            "deal_no": state.deal_no + 1,
+            "deal_size": size,
+            "hands": tuple(_sorted(h) if h is not None else () for h in hands),
+            "stock": tuple(stock),
+            "discards": empty,
+            "exchanged": (None,) * state.seats,
+            "tricks": (),
+            "trick": (),
+            "bar": (),
+            "bar_setter": None,
+            "leader": self._next_active(state, state.dealer),
+        }
+        if state.config["exchange_enabled"]:  # the dealer and the seats in play are those of ``state``
+            return evolve(state, phase="exchange", exchange_queue=self._deal_order(state), **dealt_state)
+        return self._start_play(evolve(state, **dealt_state))
 
     # ---- turns --------------------------------------------------------------------------------
     def actors(self, state: TwentyTwoState) -> frozenset[int]:
@@ -571,6 +581,10 @@ class TwentyTwo(Engine):
             by_rank: dict[int, list[str]] = {}
             for card in hand:
                 by_rank.setdefault(RANK[card], []).append(card)
+            if largest == 1 or len(by_rank) == len(hand):  # no set to lead: single cards by rank
+                if largest < 1:
+                    return moves
+                return [{"type": "lead", "cards": [card]} for rank in sorted(by_rank) for card in by_rank[rank]]
             for rank in sorted(by_rank):
                 same = by_rank[rank]
                 for k in range(1, min(len(same), largest) + 1):
@@ -579,12 +593,19 @@ class TwentyTwo(Engine):
         # _follow_kind for every candidate at once: the bar, the hand's lowest ranks and each card's
         # rank are looked up once, not once per candidate.
         size = len(state.trick[0].cards)
-        ranks = [RANK[c] for c in hand]
-        lowest = sorted(ranks)[:size]
+        ranks = list(map(RANK.__getitem__, hand))
         if state.config["set_follow_rule"] == "pairwise":
             need = sorted(RANK[c] for c in state.bar)
         else:
             need = [max(RANK[c] for p in state.trick for c in p.cards)] * size
+        if size == 1:  # as below, for one card: a beat, or the lowest rank of the hand
+            least, low = need[0], min(ranks, default=None)
+            return [
+                {"type": "follow", "cards": [card]}
+                for card, rank in zip(hand, ranks, strict=True)
+                if rank >= least or rank == low
+            ]
+        lowest = sorted(ranks)[:size]
         return [
             {"type": "follow", "cards": [*cards]}
             for cards, candidate in zip(combinations(hand, size), combinations(ranks, size), strict=True)
@@ -647,8 +668,13 @@ class TwentyTwo(Engine):
     def apply_move(self, state: TwentyTwoState, seat: int, data: dict) -> TwentyTwoState:
         action = data["type"]
         if state.phase == "play":  # actors(state) in short: the one seat to lead or follow
-            if seat != self._to_play(state):
+            trick = state.trick
+            if seat != (_next_to_play(trick, state.seats, state.status) if trick else state.leader):
                 raise NotYourTurn(f"it is not your turn: {self._waiting_for(state)}")
+            if action == "follow" and trick:
+                return self._follow(state, seat, self._cards_param(state, seat, data))
+            if action == "lead" and not trick:
+                return self._lead(state, seat, self._cards_param(state, seat, data))
         elif seat not in self.actors(state):
             raise NotYourTurn(f"it is not your turn: {self._waiting_for(state)}")
         if state.phase == "buy_back":
@@ -668,6 +694,9 @@ class TwentyTwo(Engine):
     def _cards_param(self, state: TwentyTwoState, seat: int, data: dict) -> tuple[str, ...]:
         # The action's schema (base.apply, before this) has checked that a given "cards" is a list
         # of strings; a missing one is refused here.
+        cards = data.get("cards")
+        if type(cards) is list and len(cards) == 1 and cards[0] in state.hands[seat]:
+            return (cards[0],)  # the common case, as below
         cards = require_param(data, "cards", list, "a list of card ids from your hand")
         if len(cards) > 1 and len(set(cards)) != len(cards):
             raise IllegalMove("a card may be named only once", code="duplicate_card")
@@ -703,13 +732,14 @@ class TwentyTwo(Engine):
         return self._maybe_final_trick(state)
 
     def _lead(self, state: TwentyTwoState, seat: int, cards: tuple[str, ...]) -> TwentyTwoState:
-        if not cards:
-            raise IllegalMove("lead at least one card", code="empty_lead")
-        if len({RANK[c] for c in cards}) > 1:
-            raise IllegalMove("a set lead must be cards of one rank", code="lead_mixed_ranks")
-        most = self._max_lead(state)
-        if len(cards) > most:
-            raise IllegalMove(f"you may lead at most {most} cards", code="lead_too_large")
+        if len(cards) != 1:  # one card is of one rank, and the most a lead may be is at least 1
+            if not cards:
+                raise IllegalMove("lead at least one card", code="empty_lead")
+            if len({RANK[c] for c in cards}) > 1:
+                raise IllegalMove("a set lead must be cards of one rank", code="lead_mixed_ranks")
+            most = self._max_lead(state)
+            if len(cards) > most:
+                raise IllegalMove(f"you may lead at most {most} cards", code="lead_too_large")
         if len(cards) >= len(state.hands[seat]):
             raise IllegalMove(
                 f"a lead must leave at least one card in your hand: lead at most {len(state.hands[seat]) - 1}",
@@ -721,6 +751,15 @@ class TwentyTwo(Engine):
         """``"beat"``, ``"low"`` or None for a follow of ``cards`` from ``hand`` (section 3.1).
 
         ``legal_moves`` applies the same test to every candidate at once."""
+        if len(cards) == 1:  # as below, for one card
+            value = RANK[cards[0]]
+            if state.config["set_follow_rule"] == "pairwise":
+                beat = value >= RANK[state.bar[0]]
+            else:
+                beat = value >= max(RANK[c] for p in state.trick for c in p.cards)
+            if beat:
+                return "beat"
+            return "low" if value == min(map(RANK.__getitem__, hand)) else None
         rank = RANK.__getitem__
         ranks = sorted(map(rank, cards))  # compared low to high: the same pairs as high to low
         if state.config["set_follow_rule"] == "pairwise":
@@ -757,7 +796,11 @@ class TwentyTwo(Engine):
         """``seat`` plays ``cards`` (checked) onto ``trick``: ``_after_play`` of the state with the
         play, in one copy of the state (the play and the end of a trick are most of a game's events)."""
         hand = state.hands[seat]
-        hands = _put(state.hands, seat, tuple([c for c in hand if c not in cards]))
+        if len(cards) == 1:
+            at = hand.index(cards[0])
+            hands = _put(state.hands, seat, hand[:at] + hand[at + 1 :])
+        else:
+            hands = _put(state.hands, seat, tuple([c for c in hand if c not in cards]))
         play = object.__new__(Play)  # a frozen dataclass's __init__ sets each field the slow way
         play.__dict__.update(seat=seat, cards=cards, beat=beat)
         trick = (*trick, play)
