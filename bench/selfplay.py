@@ -59,7 +59,9 @@ def self_play(
             for moves in offers.values():
                 widest[0] = max(widest[0], len(moves))
             # The random player avoids some actions (e.g. tie proposals) whenever it has another move.
-            # Without --avoid the lists are not copied (the same choices: Twenty-Two lists 2,048 moves).
+            # Without --avoid the Sequences are used as they are: ``choice`` picks by index
+            # (``moves[randbelow(len(moves))]``), as a bot does, so a lazy Sequence (Twenty-Two's
+            # exchange: up to 2,048 moves) builds the one move picked. --avoid filters them into lists.
             preferred = offers
             if avoid:
                 preferred = {seat: [m for m in moves if m["type"] not in avoid] for seat, moves in offers.items()}
