@@ -95,17 +95,17 @@ def _names(ids) -> dict[int, str]:
 
 
 def _fixture_events(fixtures: list[Fixture], *, stamp: datetime) -> list[icalendar.Event]:
-    names = _names([f.home_id for f in fixtures] + [f.away_id for f in fixtures])
+    names = _names(pk for f in fixtures for pk in f.seat_ids)
     events = []
     for fixture in fixtures:
         season = fixture.season
-        home, away = names.get(fixture.home_id, "?"), names.get(fixture.away_id, "?")
+        players = " v ".join(names.get(pk, "?") for pk in fixture.seat_ids)
         state = f"result: {fixture.result}" if fixture.result else "to be played"
         events.append(
             _event(
                 f"season-fixture-{fixture.pk}",
                 fixture.play_by,
-                f"Play by: {home} v {away} ({season.league.name} season {season.number}, round {fixture.round})",
+                f"Play by: {players} ({season.league.name} season {season.number}, round {fixture.round})",
                 f"Division {fixture.division.tier}, round {fixture.round}, board {fixture.board}; {state}. "
                 f"Game {fixture.game_id}.",
                 stamp=stamp,
@@ -207,7 +207,9 @@ def player_calendar(user, *, now: datetime | None = None) -> icalendar.Calendar:
     (at the round's deadline), and their open ladder challenges."""
     stamp = now or datetime.now(UTC)
     calendar = _calendar(f"Kifu: {user.username}")
-    fixtures = _fixtures().filter(Q(home=user) | Q(away=user), season__status=Season.Status.RUNNING)
+    fixtures = _fixtures().filter(
+        Q(home=user) | Q(away=user) | Q(players__contains=[user.pk]), season__status=Season.Status.RUNNING
+    )
     boards = list(
         TournamentBoard.objects.filter(tournament__status=Tournament.Status.RUNNING, players__contains=[user.pk])
         .select_related("tournament")

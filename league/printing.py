@@ -90,13 +90,14 @@ def season_matchday(*, season: Season, number: int) -> PrintedRound | None:
     if not fixtures:
         return None
     numbers = season_table_numbers(fixtures)
+    names = season_selectors.season_player_names(season=season)
     tables = sorted(
         (
             Table(
                 number=numbers[fixture.pk],
                 kind=FIXTURE,
                 pk=fixture.pk,
-                players=(fixture.home.get_username(), fixture.away.get_username()),
+                players=tuple(names.get(pk, "?") for pk in fixture.seat_ids),
                 division=fixture.division.tier,
                 decided=bool(fixture.result),
             )

@@ -135,3 +135,110 @@ def rating_chart(points) -> Chart | None:
         WIDTH, HEIGHT, LEFT, right, TOP, bottom, mu_line, ordinal_line, band, low, high, len(points),
         y_ticks, x_ticks, markers,
     )  # fmt: skip
+
+
+# ---- standings by round --------------------------------------------------------------------------
+ROUND_WIDTH, ROUND_HEIGHT = 360, 200  # fits a 390-px phone (the page's margins included), scales up
+ROUND_LEFT, ROUND_RIGHT, ROUND_TOP, ROUND_BOTTOM = 34, 10, 10, 30
+MAX_LINES = 8  # the leaders' lines; more are unreadable on a phone (the table below has everyone)
+SERIES_CLASSES = 8  # line colours series-0 .. series-7 in kifu.css, each with enough contrast on white
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str
+    css: str  # series-k: its colour
+    points: str  # SVG polyline points
+    markers: tuple[Marker, ...]
+    final: str  # the last value, for the legend
+
+
+@dataclass(frozen=True)
+class RoundChart:
+    """What ``web/_standings_chart.html`` draws: one line per leading player of cumulative points
+    after each round, round labels along the bottom, point ticks on the left, a marker per round
+    whose ``<title>`` gives the player, round, points and place."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    rounds: int
+    players: int  # how many players the event has (the chart shows the first MAX_LINES)
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    lines: tuple[Line, ...]
+
+
+def _place_after(totals: dict[str, list[float]], index: int) -> dict[str, int]:
+    """Places by points after round ``index + 1`` (tied players share the place)."""
+    values = sorted((series[index] for series in totals.values()), reverse=True)
+    return {name: values.index(series[index]) + 1 for name, series in totals.items()}
+
+
+def standings_chart(per_round: dict[str, list[float]], *, points_text=str) -> RoundChart | None:
+    """Geometry for cumulative points after each round. ``per_round`` maps a player's name to the
+    points they took in rounds 1, 2, ... (0 for a round without a result), in the event's standings
+    order; the first ``MAX_LINES`` are drawn. None before any round has a result."""
+    rounds = max((len(values) for values in per_round.values()), default=0)
+    if rounds == 0 or not any(any(values) for values in per_round.values()):
+        return None
+    totals = {}
+    for name, values in per_round.items():
+        running, series = 0.0, []
+        for value in list(values) + [0.0] * (rounds - len(values)):
+            running += value
+            series.append(running)
+        totals[name] = series
+    high_value = max(max(series) for series in totals.values())
+    low_value = min(0.0, min(min(series) for series in totals.values()))
+    step = nice_step((high_value - low_value) or 1.0, Y_TICKS - 1)
+    low, high = math.floor(low_value / step) * step, math.ceil(high_value / step) * step
+    if high == low:
+        high = low + step
+    right, bottom = ROUND_WIDTH - ROUND_RIGHT, ROUND_HEIGHT - ROUND_BOTTOM
+
+    def x_of(number: int) -> float:  # round 0 (the start) at the left edge
+        return ROUND_LEFT + number / rounds * (right - ROUND_LEFT)
+
+    def y_of(value: float) -> float:
+        return ROUND_TOP + (high - value) / (high - low) * (bottom - ROUND_TOP)
+
+    places = [_place_after(totals, index) for index in range(rounds)]
+    lines = []
+    for k, (name, series) in enumerate(list(totals.items())[:MAX_LINES]):
+        path = [(x_of(0), y_of(0.0))] + [(x_of(i + 1), y_of(v)) for i, v in enumerate(series)]
+        markers = tuple(
+            Marker(
+                round(x_of(i + 1), 1),
+                round(y_of(v), 1),
+                _("%(name)s, round %(round)s: %(points)s points, place %(place)s")
+                % {"name": name, "round": i + 1, "points": points_text(v), "place": places[i][name]},
+            )
+            for i, v in enumerate(series)
+        )
+        lines.append(
+            Line(
+                name,
+                f"series-{k % SERIES_CLASSES}",
+                " ".join(f"{x:.1f},{y:.1f}" for x, y in path),
+                markers,
+                points_text(series[-1]),
+            )
+        )
+    y_ticks = tuple(
+        Tick(round(y_of(low + k * step), 1), points_text(round(low + k * step, 9)))
+        for k in range(round((high - low) / step) + 1)
+    )
+    every = max(1, math.ceil(rounds / 12))  # at most a dozen round labels
+    x_ticks = tuple(
+        Tick(round(x_of(n), 1), _("R%(round)s") % {"round": n})
+        for n in range(1, rounds + 1)
+        if n % every == 0 or n == 1
+    )
+    return RoundChart(
+        ROUND_WIDTH, ROUND_HEIGHT, ROUND_LEFT, right, ROUND_TOP, bottom, rounds, len(per_round),
+        y_ticks, x_ticks, tuple(lines),
+    )  # fmt: skip

@@ -192,15 +192,46 @@ class NewLeagueForm(forms.Form):
         label=_("Cycles"), initial=1, required=False, help_text=_("1: single round robin, 2: double.")
     )
     days_per_round = forms.IntegerField(label=_("Days per round"), initial=7, required=False)
+    table_seats = forms.IntegerField(
+        label=_("Seats per table (3-6)"),
+        required=False,
+        help_text=_("Empty: two-player fixtures (or four seats for a game two cannot play)."),
+    )
+    table_seats_min = forms.IntegerField(label=_("Fewest seats at a table"), required=False)
+    table_seats_max = forms.IntegerField(label=_("Most seats at a table"), required=False)
+    placement_points = forms.CharField(
+        label=_("Points per place"),
+        required=False,
+        help_text=_("Multiplayer: e.g. 3, 2, 1, 0 - first place first; empty: 1 for first down to 0 for last."),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["engine"].widget.choices = organiser_engines(two_player=True)
+        self.fields["engine"].widget.choices = organiser_engines(two_player=False)
+
+    def clean_placement_points(self):
+        text = (self.cleaned_data.get("placement_points") or "").strip()
+        if not text:
+            return None
+        try:
+            return [float(value) for value in text.replace("、", ",").split(",")]
+        except ValueError:
+            raise forms.ValidationError(_("Write numbers separated by commas, e.g. 3, 2, 1, 0.")) from None
 
     def service_arguments(self) -> dict:
         """The keyword arguments of ``league_create`` (after ``is_valid``): an empty number keeps the
-        service's default."""
-        return {key: value for key, value in self.cleaned_data.items() if value is not None}
+        service's default; any seat or placement-points field makes the fixtures multiplayer tables."""
+        data = dict(self.cleaned_data)
+        seats = {
+            key: data.pop(field)
+            for key, field in (("preferred", "table_seats"), ("min", "table_seats_min"), ("max", "table_seats_max"))
+        }
+        seats = {key: value for key, value in seats.items() if value is not None}
+        placement = data.pop("placement_points")
+        arguments = {key: value for key, value in data.items() if value is not None}
+        if seats or placement is not None:
+            arguments["tables"] = {"seats": seats, **({"placement_points": placement} if placement else {})}
+        return arguments
 
 
 def form_refusal(form: forms.Form) -> tuple[str, str]:

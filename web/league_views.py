@@ -25,7 +25,6 @@ from league.exports import player_feed_key
 from league.models import Challenge, Membership, PlayerProfile, TournamentEntry
 from league.reports import selectors as report_selectors
 from league.seasons import selectors as season_selectors
-from league.seasons.models import DivisionPlayer
 from league.services.membership import membership_of
 from league.tournaments import selectors as tournament_selectors
 from lobby import selectors as lobby_selectors
@@ -85,7 +84,7 @@ def club_page(request, slug):
         "members": selectors.member_list(club=club, viewer=request.user),
         "ladders": selectors.ladder_list(club=club),
         "tournaments": tournament_selectors.tournament_list(club=club, viewer=viewer),
-        "leagues": season_selectors.league_list(club=club),
+        "leagues": season_selectors.league_list(club=club, viewer=viewer),
         "mine": mine,
         "may_join": viewer is not None and (mine is None or mine.status in ("invited", "left")),
         "organiser": services.is_organiser(club, viewer),
@@ -351,9 +350,7 @@ def player_page(request, username):
             tournament_selectors.player_entries(user=user, viewer=request.user)[:20],
             username=user.get_username(),
         ),
-        "seasons": DivisionPlayer.objects.filter(user=user)
-        .select_related("season__league__club", "division")
-        .order_by("-season__started_at")[:20],
+        "seasons": season_selectors.player_divisions(user=user, viewer=request.user)[:20],
         "calendar_url": _own_calendar_url(request, user),
         "site_ratings": lobby_selectors.site_ratings(user=user, viewer=request.user),  # the lobby's (issue 19)
         "waiting_reports": [

@@ -174,7 +174,7 @@ def _tournament_round(request, pk, number) -> RoundSheet | None:
 
 
 def _season_round(request, pk, number) -> RoundSheet | None:
-    season = season_selectors.season_get(season_id=pk)
+    season = season_selectors.season_get(season_id=pk, viewer=request.user if request.user.is_authenticated else None)
     printed = printing.season_matchday(season=season, number=number) if season else None
     if printed is None:
         return None

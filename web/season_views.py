@@ -18,10 +18,12 @@ from django.views.decorators.http import require_POST, require_safe
 from league import printing
 from league import selectors as club_selectors
 from league import services as club_services
+from league.scoring.placements import place_points
 from league.seasons import scoring, selectors, services
 from league.seasons.models import Fixture, Season
 
 from .brackets import points_text
+from .charts import standings_chart
 from .forms import NewLeagueForm, form_refusal
 from .league_views import _not_found
 from .tournament_views import REFUSALS as TOURNAMENT_REFUSALS
@@ -53,6 +55,10 @@ def movement_label(code: str) -> str:
     }.get(code, code)
 
 
+def _viewer(request):
+    return request.user if request.user.is_authenticated else None
+
+
 def _refused(request, error: club_services.ServiceError) -> None:
     words = REFUSALS.get(error.code)
     messages.error(request, f"{error.code}: {words() if words else error.message}")
@@ -68,6 +74,23 @@ def fixture_result(fixture: Fixture) -> str:
     }.get(fixture.result, "")
 
 
+def tables_text(tables: dict) -> dict | None:
+    """A multiplayer league's or season's tables for a page: the seat range, the preferred size and
+    each place's points (the season's ``placement_points``, or linear from 1 down to 0)."""
+    if not tables:
+        return None
+    seats = tables["seats"]
+    table = tables.get("placement_points")
+    places = place_points(seats["max"], table)
+    return {
+        "min": seats["min"],
+        "max": seats["max"],
+        "preferred": seats["preferred"],
+        "places": ", ".join(points_text(value) for value in places),
+        "linear": table is None,
+    }
+
+
 def game_href(game) -> str:
     return reverse("web:replay" if game.is_finished else "web:play", kwargs={"pk": game.pk})
 
@@ -75,7 +98,7 @@ def game_href(game) -> str:
 # ---- a league ------------------------------------------------------------------------------------
 @require_safe
 def league_page(request, pk):
-    league = selectors.league_get(league_id=pk)
+    league = selectors.league_get(league_id=pk, viewer=_viewer(request))
     if league is None:
         return _not_found(request)
     viewer = request.user if request.user.is_authenticated else None
@@ -94,6 +117,7 @@ def league_page(request, pk):
         "organiser": organiser,
         "plan": plan,
         "tiebreaks": [tiebreak_label(name) for name in league.tiebreaks],
+        "tables": tables_text(league.tables),
         "points": {
             "win": points_text(league.points_win),
             "draw": points_text(league.points_draw),
@@ -134,7 +158,7 @@ LEAGUE_ACTIONS = {"add-player": _player_add, "remove-player": _player_remove, "s
 @login_required
 @require_POST
 def league_action(request, pk, action):
-    league = selectors.league_get(league_id=pk)
+    league = selectors.league_get(league_id=pk, viewer=_viewer(request))
     if league is None or action not in LEAGUE_ACTIONS:
         return _not_found(request)
     try:
@@ -149,13 +173,18 @@ def league_action(request, pk, action):
 # ---- a season ------------------------------------------------------------------------------------
 @require_safe
 def season_page(request, pk):
-    season = selectors.season_get(season_id=pk)
+    season = selectors.season_get(season_id=pk, viewer=_viewer(request))
     if season is None:
         return _not_found(request)
     viewer = request.user if request.user.is_authenticated else None
     rules = season.rules
     tables = selectors.season_standings(season=season)
+    per_round = selectors.points_by_round(season=season)
     for table in tables:
+        division = per_round.get(table["tier"], {})
+        ordered = {row["username"]: division.get(row["username"], []) for row in table["standings"]}
+        table["chart"] = standings_chart(ordered, points_text=points_text)
+        table["chart_id"] = f"round-chart-{table['tier']}"
         for row in table["standings"]:
             row["points_text"] = points_text(row["points"])
             row["came_label"] = movement_label(row["came"])
@@ -163,9 +192,15 @@ def season_page(request, pk):
     rounds: dict[int, list[Fixture]] = {}
     fixtures = list(selectors.fixture_list(season=season).select_related("game"))
     numbers = printing.season_table_numbers(fixtures)  # the printed round's table numbers
+    names = selectors.season_player_names(season=season)
     for fixture in fixtures:
         fixture.table = numbers[fixture.pk]
         fixture.score = fixture_result(fixture)
+        if fixture.players:
+            fixture.seated = _seated(fixture, names)
+            fixture.label = " v ".join(names.get(pk, "?") for pk in fixture.players)
+        else:
+            fixture.label = f"{fixture.home.username} v {fixture.away.username}"
         fixture.href = game_href(fixture.game)
         rounds.setdefault(fixture.round, []).append(fixture)
     context = {
@@ -180,15 +215,37 @@ def season_page(request, pk):
             for number, fixtures in sorted(rounds.items())
         ],
         "organiser": club_services.is_organiser(season.league.club, viewer),
+        "tables_rules": tables_text(rules.get("tables")),
         "results": [
             (scoring.HOME, _("home won")),
             (scoring.AWAY, _("away won")),
             (scoring.DRAW, _("draw")),
             (scoring.DOUBLE_FORFEIT, _("double forfeit")),
-        ],
+        ]
+        if not rules.get("tables")
+        else [(scoring.PLACED, _("the placings below")), (scoring.DOUBLE_FORFEIT, _("double forfeit"))],
     }
     context["decided"] = [f for fixtures in rounds.values() for f in fixtures if f.result]
     return render(request, "web/season.html", context)
+
+
+def _seated(fixture: Fixture, names: dict) -> list[dict]:
+    """A multiplayer fixture's players in seat order, each with their place and points once decided."""
+    place = {}
+    for index, group in enumerate(fixture.placements or []):
+        before = sum(len(g) for g in fixture.placements[:index])
+        for pk in group:
+            place[pk] = before + 1
+    points = fixture.points or {}
+    return [
+        {
+            "username": names.get(pk, "?"),
+            "place": place.get(pk),
+            "points": points_text(points[str(pk)]) if str(pk) in points else "",
+            "won": place.get(pk) == 1 and fixture.result == scoring.PLACED,
+        }
+        for pk in fixture.players
+    ]
 
 
 def _season_close(request, season):
@@ -203,16 +260,20 @@ def _fixture_correct(request, season):
         raise club_services.ServiceError("not_found", "choose a fixture") from None
     if not Fixture.objects.filter(pk=fixture_id, season=season).exists():
         raise club_services.ServiceError("not_found", "no such fixture in this season")
+    result, ranking = request.POST.get("result") or "", None
+    placings = (request.POST.get("placings") or "").strip()
+    if placings and result != scoring.DOUBLE_FORFEIT:  # "aki, ben = chie, dana": commas between places
+        result = scoring.PLACED
+        ranking = [[name.strip() for name in place.split("=")] for place in placings.replace("、", ",").split(",")]
     fixture = services.fixture_correct(
         fixture_id=fixture_id,
         by=request.user,
-        result=request.POST.get("result") or "",
+        result=result,
         reason=request.POST.get("reason") or "",
+        ranking=ranking,
     )
-    return _("%(home)s v %(away)s is corrected.") % {
-        "home": fixture.home.get_username(),
-        "away": fixture.away.get_username(),
-    }
+    names = selectors.season_player_names(season=season)
+    return _("%(players)s is corrected.") % {"players": " v ".join(names.get(pk, "?") for pk in fixture.seat_ids)}
 
 
 SEASON_ACTIONS = {"close": _season_close, "correct": _fixture_correct}
@@ -221,7 +282,7 @@ SEASON_ACTIONS = {"close": _season_close, "correct": _fixture_correct}
 @login_required
 @require_POST
 def season_action(request, pk, action):
-    season = selectors.season_get(season_id=pk)
+    season = selectors.season_get(season_id=pk, viewer=_viewer(request))
     if season is None or action not in SEASON_ACTIONS:
         return _not_found(request)
     try:

@@ -27,6 +27,7 @@ from league.tournaments import selectors as tselectors
 from league.tournaments.settings import ELIMINATION
 
 from . import brackets
+from .charts import standings_chart
 from .forms import NewTournamentForm, form_refusal
 from .league_views import REFUSALS as CLUB_REFUSALS
 from .league_views import _not_found
@@ -217,6 +218,7 @@ def tournament_page(request, pk):
         "mature": tournament.settings.get("mature", False),
         "rounds": _rounds(tournament, names),
         "standings": standings,
+        "round_chart": _round_chart(tournament, standings),
         "tiebreaks": [tiebreak_label(name) for name in tournament.tiebreaks],
         "tables": tournament.format == Format.MULTI_SWISS,
         "winners": ", ".join(row["username"] for row in standings if row["rank"] == 1)
@@ -229,6 +231,15 @@ def tournament_page(request, pk):
         and tournament.status != Tournament.Status.FINISHED,
     }
     return render(request, "web/tournament.html", context)
+
+
+def _round_chart(tournament, standings: list[dict]):
+    """The standings-by-round chart: the points lines of the players in standings order."""
+    if not standings:
+        return None
+    per_round = tselectors.points_by_round(tournament=tournament)
+    ordered = {row["username"]: per_round.get(row["username"], []) for row in standings}
+    return standings_chart(ordered, points_text=brackets.points_text)
 
 
 # ---- forms ---------------------------------------------------------------------------------------

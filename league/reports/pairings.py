@@ -211,7 +211,7 @@ def _build(kind: str, key: str, row) -> Pairing:
         )  # fmt: skip
     season = row.season
     return Pairing(
-        kind, key, row, season, season.league.club_id, season.league.engine, [row.home_id, row.away_id],
+        kind, key, row, season, season.league.club_id, season.league.engine, row.seat_ids,
         settings=season.rules, decided=bool(row.result), game=row.game,
     )  # fmt: skip
 

@@ -138,7 +138,7 @@ def pair_round(
         cost = _improve(tables, shuffled, met, unit=unit, repeat_weight=repeat_weight, window=window)
         if best is None or cost < best[0] - 1e-9:
             best = (cost, [[shuffled[i] for i in t] for t in tables])
-    return TableRound([_seat_order(table, rng) for table in best[1]], byes)
+    return TableRound([seat_order(table, rng) for table in best[1]], byes)
 
 
 def greedy_round(
@@ -156,7 +156,7 @@ def greedy_round(
     ordered, byes, sizes = _prepare(players, preferred, min_seats, max_seats, allow_byes)
     rng = random.Random(seed)
     tables = _cut(list(range(len(ordered))), sizes)
-    return TableRound([_seat_order([ordered[i] for i in t], rng) for t in tables], byes)
+    return TableRound([seat_order([ordered[i] for i in t], rng) for t in tables], byes)
 
 
 def field_unit(players: Sequence[TablePlayer]) -> float:
@@ -274,7 +274,7 @@ def _improve(
     return sum(pair_cost(a, b, 1 / (len(table) - 1)) for table in tables for a, b in itertools.combinations(table, 2))
 
 
-def _seat_order(table: list[TablePlayer], rng: random.Random) -> list[Hashable]:
+def seat_order(table: list[TablePlayer], rng: random.Random) -> list[Hashable]:
     """The seat order with the least squared excess over each player's least-used seat: an exact
     assignment by dynamic programming over the subsets of seated players (2**size states); among
     optimal orders the first in the seeded order of the players wins."""

@@ -25,30 +25,39 @@ TAGS = ["seasonal leagues"]
 ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
-def load_league(pk):
-    return found(selectors.league_get(league_id=pk), "no such league")
+def _viewer(request):
+    return request.user if request.user.is_authenticated else None
 
 
-def load_season(pk):
-    return found(selectors.season_get(season_id=pk), "no such season")
+def load_league(request, pk):
+    """The league, or 404 - also for a mature league the viewer has not consented to see."""
+    return found(selectors.league_get(league_id=pk, viewer=_viewer(request)), "no such league")
 
 
-def load_fixture(pk):
-    return found(selectors.fixture_get(fixture_id=pk), "no such fixture")
+def load_season(request, pk):
+    return found(selectors.season_get(season_id=pk, viewer=_viewer(request)), "no such season")
+
+
+def load_fixture(request, pk):
+    return found(selectors.fixture_get(fixture_id=pk, viewer=_viewer(request)), "no such fixture")
 
 
 class ClubLeagueListView(APIView):
     @extend_schema(responses={200: s.SeasonLeagueSerializer(many=True), **ERRORS}, tags=TAGS)
     def get(self, request, slug: str):
         """The club's seasonal leagues."""
-        return Response(s.SeasonLeagueSerializer(selectors.league_list(club=load_club(slug)), many=True).data)
+        return Response(
+            s.SeasonLeagueSerializer(
+                selectors.league_list(club=load_club(slug), viewer=_viewer(request)), many=True
+            ).data
+        )
 
     @extend_schema(
         request=s.SeasonLeagueCreateSerializer, responses={201: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS
     )
     def post(self, request, slug: str):
-        """Organisers: found a league of a two-player game (settings: cycles, days_per_round,
-        divisions, promote, relegate, points, tiebreaks, allow_bots)."""
+        """Organisers: found a league (settings: cycles, days_per_round, divisions, promote, relegate,
+        points, tiebreaks, allow_bots; tables for multiplayer fixtures of 3-6 seats)."""
         league = services.league_create(
             club_id=load_club(slug).pk, by=request.user, **validated(s.SeasonLeagueCreateSerializer, request)
         )
@@ -59,7 +68,7 @@ class LeagueDetailView(APIView):
     @extend_schema(responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """A league: its settings, roster and seasons."""
-        return Response(s.SeasonLeagueSerializer(load_league(pk)).data)
+        return Response(s.SeasonLeagueSerializer(load_league(request, pk)).data)
 
     @extend_schema(
         request=s.SeasonLeagueUpdateSerializer, responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS
@@ -68,7 +77,7 @@ class LeagueDetailView(APIView):
         """Organisers: change settings; they apply from the next season on (a running season keeps
         its own copy, ``rules``)."""
         data = validated(s.SeasonLeagueUpdateSerializer, request)
-        league = services.league_update(league_id=load_league(pk).pk, by=request.user, **data)
+        league = services.league_update(league_id=load_league(request, pk).pk, by=request.user, **data)
         return Response(s.SeasonLeagueSerializer(league).data)
 
 
@@ -78,7 +87,7 @@ class LeaguePlayersView(APIView):
         """Organisers: add a club member for the next season (newcomers join the bottom division);
         a bot account only if the league allows bots (403 ``bots_not_allowed``)."""
         username = validated(s.SeasonPlayerAddSerializer, request)["username"]
-        league = load_league(pk)
+        league = load_league(request, pk)
         services.league_player_add(league_id=league.pk, by=request.user, user=load_user(username))
         return Response(s.SeasonLeagueSerializer(league).data, status=status.HTTP_201_CREATED)
 
@@ -89,7 +98,7 @@ class LeaguePlayerDetailView(APIView):
     @extend_schema(request=None, responses={200: s.SeasonLeagueSerializer, **ERRORS}, tags=TAGS)
     def delete(self, request, pk: int, username: str):
         """Organisers: take a player out of the next season (the running one is unchanged)."""
-        league = load_league(pk)
+        league = load_league(request, pk)
         services.league_player_remove(league_id=league.pk, by=request.user, user=load_user(username))
         return Response(s.SeasonLeagueSerializer(league).data)
 
@@ -98,7 +107,7 @@ class LeagueSeasonsView(APIView):
     @extend_schema(responses={200: s.SeasonSerializer(many=True), **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """Every season of the league, first first."""
-        return Response(s.SeasonSerializer(selectors.season_list(league=load_league(pk)), many=True).data)
+        return Response(s.SeasonSerializer(selectors.season_list(league=load_league(request, pk)), many=True).data)
 
     @extend_schema(request=s.SeasonStartSerializer, responses={201: s.SeasonSerializer, **ERRORS}, tags=TAGS)
     def post(self, request, pk: int):
@@ -109,7 +118,7 @@ class LeagueSeasonsView(APIView):
         divisions = data["divisions"]
         if divisions is not None:
             divisions = [[load_user(name, field="divisions") for name in division] for division in divisions]
-        season = services.season_start(league_id=load_league(pk).pk, by=request.user, divisions=divisions)
+        season = services.season_start(league_id=load_league(request, pk).pk, by=request.user, divisions=divisions)
         return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
 
 
@@ -118,7 +127,7 @@ class LeagueNextSeasonView(APIView):
     def get(self, request, pk: int):
         """A preview of the next season's divisions (who goes up, down, joins and leaves); 409
         ``season_running`` while the current season runs."""
-        league = load_league(pk)
+        league = load_league(request, pk)
         last = league.seasons.order_by("-number").first()
         if last is not None and last.status != Season.Status.CLOSED:
             raise ApiError("season_running", f"season {last.number} is still running", status.HTTP_409_CONFLICT)
@@ -139,7 +148,7 @@ class SeasonDetailView(APIView):
     @extend_schema(responses={200: s.SeasonSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """A season: its rules (copied from the league at the start) and its divisions in seeding order."""
-        return Response(s.SeasonSerializer(load_season(pk)).data)
+        return Response(s.SeasonSerializer(load_season(request, pk)).data)
 
 
 class SeasonStandingsView(APIView):
@@ -147,7 +156,7 @@ class SeasonStandingsView(APIView):
     def get(self, request, pk: int):
         """Every division's table, best first: position, points, record, tiebreaks (in the season's
         order), and ``zone`` (promoted/relegated places); final once the season is closed."""
-        season = load_season(pk)
+        season = load_season(request, pk)
         return Response(
             {
                 "season": season.number,
@@ -163,7 +172,7 @@ class SeasonStandingsCsvView(APIView):
     @extend_schema(responses={(200, "text/csv"): str, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """The tables as CSV: one row a player, divisions top first, one column a tiebreak."""
-        season = load_season(pk)
+        season = load_season(request, pk)
         tiebreaks = season.rules["tiebreaks"]
         columns = ["position", "username", "points", "played", "wins", "draws", "losses", "zone"]
         return csv_response(
@@ -185,7 +194,7 @@ class SeasonCalendarView(APIView):
     )
     def get(self, request, pk: int):
         """iCalendar feed of the season's fixtures, each at its play-by date (or one division's)."""
-        season = load_season(pk)
+        season = load_season(request, pk)
         calendar = season_calendar(season, tier=DIVISION_FILTER.read(request))
         return calendar_response(calendar, filename=f"season-{season.pk}.ics")
 
@@ -201,11 +210,12 @@ class SeasonFixturesView(APIView):
     )
     def get(self, request, pk: int):
         """Fixtures by round, division and board: players, game, play-by date, result."""
-        season = load_season(pk)
+        season = load_season(request, pk)
         fixtures = selectors.fixture_list(
             season=season, tier=DIVISION_FILTER.read(request), round=ROUND_FILTER.read(request)
         )
-        return Response(s.SeasonFixtureSerializer(fixtures, many=True).data)
+        names = selectors.season_player_names(season=season)
+        return Response(s.SeasonFixtureSerializer(fixtures, many=True, context={"names": names}).data)
 
 
 class SeasonCloseView(APIView):
@@ -215,7 +225,7 @@ class SeasonCloseView(APIView):
     def post(self, request, pk: int):
         """Organisers: close the season and freeze its tables; undecided fixtures are forfeited as
         at their play-by date. A season closes itself when its last fixture is decided."""
-        season = services.season_close(season_id=load_season(pk).pk, by=request.user)
+        season = services.season_close(season_id=load_season(request, pk).pk, by=request.user)
         return Response(s.SeasonSerializer(season).data)
 
 
@@ -223,7 +233,7 @@ class FixtureDetailView(APIView):
     @extend_schema(responses={200: s.SeasonFixtureSerializer, **ERRORS}, tags=TAGS)
     def get(self, request, pk: int):
         """One fixture."""
-        return Response(s.SeasonFixtureSerializer(load_fixture(pk)).data)
+        return Response(s.SeasonFixtureSerializer(load_fixture(request, pk)).data)
 
 
 class FixtureCorrectionView(APIView):
@@ -236,5 +246,7 @@ class FixtureCorrectionView(APIView):
         """Organisers: replace a decided fixture's result (the tables follow; a closed season's
         frozen tables are recomputed until the next season starts)."""
         data = validated(s.FixtureCorrectionSerializer, request)
-        fixture = services.fixture_correct(fixture_id=load_fixture(pk).pk, by=request.user, **data)
-        return Response(s.SeasonFixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk)).data)
+        fixture = services.fixture_correct(fixture_id=load_fixture(request, pk).pk, by=request.user, **data)
+        return Response(
+            s.SeasonFixtureSerializer(selectors.fixture_get(fixture_id=fixture.pk, viewer=request.user)).data
+        )

@@ -19,7 +19,8 @@ User = settings.AUTH_USER_MODEL
 
 
 class League(models.Model):
-    """A club's league of one two-player game, played in seasons. Settings apply to seasons started
+    """A club's league of one game, played in seasons: two-player fixtures, or (``tables`` set)
+    multiplayer fixtures of 3-6 seats scored by placement points. Settings apply to seasons started
     after a change; a running season keeps the copy it started with (``Season.rules``)."""
 
     club = models.ForeignKey(Club, related_name="season_leagues", on_delete=models.PROTECT)
@@ -38,6 +39,13 @@ class League(models.Model):
     allow_bots = models.BooleanField(
         default=False, help_text="May bot accounts be on the roster and play seasons (games.accounts.is_bot)."
     )
+    tables = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Multiplayer fixtures: {"seats": {"preferred", "min", "max"}, "placement_points": [...]}; '
+        "empty for two-player fixtures.",
+    )
+    mature = models.BooleanField(default=False, help_text="A league of a mature game: only consenting players.")
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField()
 
@@ -57,7 +65,13 @@ class League(models.Model):
             "relegate": self.relegate,
             "points": {"win": self.points_win, "draw": self.points_draw, "loss": self.points_loss},
             "tiebreaks": list(self.tiebreaks),
+            **({"tables": dict(self.tables)} if self.tables else {}),
+            **({"mature": True} if self.mature else {}),
         }
+
+    @property
+    def is_multiplayer(self) -> bool:
+        return bool(self.tables)
 
 
 class LeaguePlayer(models.Model):
@@ -137,14 +151,19 @@ class DivisionPlayer(models.Model):
 
 
 class Fixture(models.Model):
-    """One game of a division's round robin: ``home`` takes seat 0. Decided when ``result`` is set
-    (by the game, by a forfeit at the play-by date, or by an organiser's correction)."""
+    """One game of a division's schedule: ``home`` takes seat 0, ``away`` seat 1. A multiplayer
+    fixture lists every seat in ``players`` (user ids, seat order; empty for two seats), and once
+    decided ``placements`` ranks them (best first, ties grouped), ``points`` holds each one's league
+    points and ``result`` is ``placed`` (or ``double_forfeit``: everyone lost, no points) - as a
+    tournament board does. Decided when ``result`` is set (by the game, by a forfeit at the play-by
+    date, by a reported result or by an organiser's correction)."""
 
     class Result(models.TextChoices):
         HOME = scoring.HOME, "home (first seat) won"
         AWAY = scoring.AWAY, "away (second seat) won"
         DRAW = scoring.DRAW
         DOUBLE_FORFEIT = scoring.DOUBLE_FORFEIT, "double forfeit (both lose)"
+        PLACED = scoring.PLACED, "placed (a multiplayer fixture: see placements)"
 
     class Method(models.TextChoices):
         PLAYED = "played"
@@ -164,6 +183,10 @@ class Fixture(models.Model):
     method = models.CharField(max_length=12, choices=Method.choices, blank=True)
     games_home = models.FloatField(default=0, help_text="The engine's game score of the home player.")
     games_away = models.FloatField(default=0)
+    players = models.JSONField(default=list, blank=True, help_text="Multiplayer: user ids in seat order.")
+    placements = models.JSONField(null=True, blank=True, help_text="Multiplayer: user ids best first, ties grouped.")
+    points = models.JSONField(null=True, blank=True, help_text="Multiplayer: league points by user id.")
+    game_scores = models.JSONField(null=True, blank=True, help_text="Multiplayer: the engine's scores by user id.")
     decided_at = models.DateTimeField(null=True, blank=True)
     corrected_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     note = models.CharField(max_length=200, blank=True, help_text="Why: the forfeit or the correction's reason.")
@@ -180,3 +203,8 @@ class Fixture(models.Model):
     @property
     def is_decided(self) -> bool:
         return bool(self.result)
+
+    @property
+    def seat_ids(self) -> list[int]:
+        """Every player's user id in seat order (a two-seat fixture: home, away)."""
+        return list(self.players) if self.players else [self.home_id, self.away_id]

@@ -6,19 +6,27 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from games.selectors import may_see_mature
 from league.models import Club, Membership
 
 from . import scoring
 from .models import Division, DivisionPlayer, Fixture, League, LeaguePlayer, Season
 
 
-def league_list(*, club: Club) -> QuerySet:
-    return League.objects.filter(club=club).select_related("club").order_by("name")
+def _visible(leagues: QuerySet, viewer, prefix: str = "") -> QuerySet:
+    """Leagues of mature games (and their seasons and fixtures: ``prefix`` is the path to the
+    league) only for a viewer who consented, as tournaments: without consent they are missing from
+    lists and each answers 404 (``games.selectors.may_see_mature``)."""
+    return leagues if may_see_mature(viewer) else leagues.exclude(**{f"{prefix}mature": True})
 
 
-def league_get(*, league_id) -> League | None:
+def league_list(*, club: Club, viewer) -> QuerySet:
+    return _visible(League.objects.filter(club=club), viewer).select_related("club").order_by("name")
+
+
+def league_get(*, league_id, viewer) -> League | None:
     try:
-        return League.objects.select_related("club").filter(pk=league_id).first()
+        return _visible(League.objects.select_related("club").filter(pk=league_id), viewer).first()
     except (ValueError, TypeError):
         return None
 
@@ -31,18 +39,26 @@ def season_list(*, league: League) -> QuerySet:
     return Season.objects.filter(league=league).select_related("league__club").order_by("number")
 
 
-def season_get(*, season_id) -> Season | None:
+def season_get(*, season_id, viewer) -> Season | None:
     try:
-        return Season.objects.select_related("league__club").filter(pk=season_id).first()
+        seasons = Season.objects.select_related("league__club").filter(pk=season_id)
+        return _visible(seasons, viewer, "league__").first()
     except (ValueError, TypeError):
         return None
 
 
-def fixture_get(*, fixture_id) -> Fixture | None:
+def fixture_get(*, fixture_id, viewer) -> Fixture | None:
     try:
-        return Fixture.objects.select_related("home", "away", "division", "season").filter(pk=fixture_id).first()
+        fixtures = Fixture.objects.select_related("home", "away", "division", "season").filter(pk=fixture_id)
+        return _visible(fixtures, viewer, "season__league__").first()
     except (ValueError, TypeError):
         return None
+
+
+def player_divisions(*, user, viewer) -> QuerySet:
+    """``user``'s places in seasons, newest first, as ``viewer`` may see them."""
+    places = DivisionPlayer.objects.filter(user=user).select_related("season__league__club", "division")
+    return _visible(places, viewer, "season__league__").order_by("-season__started_at")
 
 
 def fixture_list(*, season: Season, tier: int | None = None, round: int | None = None) -> QuerySet:
@@ -52,6 +68,11 @@ def fixture_list(*, season: Season, tier: int | None = None, round: int | None =
     if round is not None:
         fixtures = fixtures.filter(round=round)
     return fixtures.order_by("round", "division__tier", "board")
+
+
+def season_player_names(*, season: Season) -> dict[int, str]:
+    """User id -> username of everyone in the season's divisions (one query)."""
+    return dict(DivisionPlayer.objects.filter(season=season).values_list("user_id", "user__username"))
 
 
 @dataclass
@@ -68,6 +89,8 @@ def division_tables(season: Season) -> list[DivisionTable]:
     members: dict[int, list[DivisionPlayer]] = {}
     for member in DivisionPlayer.objects.filter(season=season).select_related("user").order_by("seed"):
         members.setdefault(member.division_id, []).append(member)
+    if rules.get("tables"):
+        return _multi_division_tables(season, members)
     outcomes: dict[int, list[scoring.Outcome]] = {}
     decided = Fixture.objects.filter(season=season).exclude(result="")
     for f in decided.values("division_id", "home_id", "away_id", "result", "games_home", "games_away"):
@@ -79,6 +102,32 @@ def division_tables(season: Season) -> list[DivisionTable]:
         seeded = members.get(division.pk, [])
         lines = scoring.division_table(
             [m.user_id for m in seeded], outcomes.get(division.pk, []), points=points, tiebreaks=rules["tiebreaks"]
+        )
+        tables.append(DivisionTable(division, seeded, lines))
+    return tables
+
+
+def _multi_division_tables(season: Season, members: dict[int, list[DivisionPlayer]]) -> list[DivisionTable]:
+    """A multiplayer season's tables: placement points per decided fixture (``scoring.multi_division_table``)."""
+    rules = season.rules
+    outcomes: dict[int, list[scoring.TableOutcome]] = {}
+    decided = Fixture.objects.filter(season=season).exclude(result="")
+    for f in decided.values("division_id", "result", "placements", "game_scores"):
+        outcomes.setdefault(f["division_id"], []).append(
+            scoring.TableOutcome(
+                tuple(tuple(group) for group in f["placements"]),
+                {int(pk): value for pk, value in (f["game_scores"] or {}).items()},
+                double_forfeit=f["result"] == scoring.DOUBLE_FORFEIT,
+            )
+        )
+    tables = []
+    for division in Division.objects.filter(season=season).order_by("tier"):
+        seeded = members.get(division.pk, [])
+        lines = scoring.multi_division_table(
+            [m.user_id for m in seeded],
+            outcomes.get(division.pk, []),
+            placement_points=rules["tables"].get("placement_points"),
+            tiebreaks=rules["tiebreaks"],
         )
         tables.append(DivisionTable(division, seeded, lines))
     return tables
@@ -167,3 +216,25 @@ def next_season_plan(*, league: League) -> Plan:
     return Plan(
         [[(users[p.player], p.movement) for p in division] for division in placed], [users[pk] for pk in leaving]
     )
+
+
+def points_by_round(*, season: Season) -> dict[int, dict[str, list[float]]]:
+    """Per division (tier), each player's league points in rounds 1, 2, ... of the season (0 where
+    a round has no decided fixture of theirs yet): the standings-by-round chart's data. Points as
+    the tables count them (the season's ``points`` or a multiplayer fixture's own ``points``)."""
+    points = scoring.Points(**season.rules["points"])
+    names, tiers = {}, {}
+    placed = DivisionPlayer.objects.filter(season=season).values_list("user_id", "user__username", "division__tier")
+    result: dict[int, dict[str, list[float]]] = {}
+    for pk, name, tier in placed:
+        names[pk], tiers[pk] = name, tier
+        result.setdefault(tier, {})[name] = [0.0] * season.rounds
+    decided = Fixture.objects.filter(season=season).exclude(result="")
+    for f in decided.values("round", "home_id", "away_id", "result", "points", "players"):
+        if f["players"]:
+            taken = {int(pk): value for pk, value in (f["points"] or {}).items()}
+        else:
+            taken = {f["home_id"]: points.of(f["result"], home=True), f["away_id"]: points.of(f["result"], home=False)}
+        for pk, value in taken.items():
+            result[tiers[pk]][names[pk]][f["round"] - 1] += value
+    return result

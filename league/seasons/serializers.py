@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -11,6 +12,8 @@ from kifu.http.openapi import NotBlankCharField, declared
 
 from . import scoring, services
 from .models import Fixture, League, Season
+
+User = get_user_model()
 
 # Distinct names (services: invalid_tiebreaks).
 TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
@@ -22,6 +25,25 @@ POINTS = {
     "required": ["win", "draw", "loss"],
 }
 PointsField = declared(serializers.JSONField, POINTS, "PointsField")
+
+# Multiplayer fixtures (services: invalid_tables, invalid_seats, invalid_placement_points).
+SEAT_RANGE = {"type": "integer", "minimum": 3, "maximum": 6}
+TABLES = {
+    "type": "object",
+    "properties": {
+        "seats": {
+            "type": "object",
+            "properties": {"preferred": SEAT_RANGE, "min": SEAT_RANGE, "max": SEAT_RANGE},
+            "additionalProperties": False,
+        },
+        "placement_points": {"type": "array", "items": {"type": "number", "minimum": 0}},
+    },
+    "additionalProperties": False,
+}
+TablesField = declared(serializers.JSONField, TABLES, "SeasonTablesField")
+# A multiplayer fixture's ranking: usernames best first, ties grouped.
+RANKING = {"type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
+RankingField = declared(serializers.JSONField, {**RANKING, "nullable": True}, "SeasonRankingField")
 
 
 class LeagueRosterEntrySerializer(serializers.Serializer):
@@ -107,6 +129,11 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
         read_only=True, help_text="Tiebreak names in order of use."
     )
     points = serializers.SerializerMethodField()
+    tables = TablesField(
+        read_only=True,
+        help_text="Multiplayer fixtures: seats per table and placement points (absent: linear 1 -> 0); "
+        "{} for two-player fixtures.",
+    )
     roster = serializers.SerializerMethodField()
     seasons = serializers.SerializerMethodField()
 
@@ -114,7 +141,7 @@ class SeasonLeagueSerializer(serializers.ModelSerializer):
         model = League
         fields = [
             "id", "club", "name", "engine", "game_config", "cycles", "days_per_round", "divisions", "promote",
-            "relegate", "points", "tiebreaks", "allow_bots", "created_at", "roster", "seasons",
+            "relegate", "points", "tables", "tiebreaks", "allow_bots", "mature", "created_at", "roster", "seasons",
         ]  # fmt: skip
 
     @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
@@ -157,7 +184,7 @@ TiebreaksField = declared(serializers.ListField, {**TIEBREAKS, "nullable": True}
 
 class SeasonLeagueCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
+    engine = EngineSlugField(max_length=40, help_text="Any game (GET /api/engines); see tables.")
     config = ConfigField(required=False, default=dict, help_text="The game config of every fixture.")
     cycles = CyclesField(required=False, default=1, help_text="1 single, 2 double round robin.")
     days_per_round = DaysField(required=False, default=7, help_text="Round r: play by start + r*days.")
@@ -172,6 +199,20 @@ class SeasonLeagueCreateSerializer(serializers.Serializer):
     )
     allow_bots = serializers.BooleanField(
         required=False, default=False, help_text="May bot accounts join the roster and play (default false)."
+    )
+    mature = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A league of a mature game says so (else 400 mature_opt_in_required); only players who "
+        "consented to mature content may play.",
+    )
+    tables = TablesField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text='Multiplayer fixtures, e.g. {"seats": {"preferred": 4, "min": 3, "max": 5}, '
+        '"placement_points": [3, 2, 1, 0, 0]}; default: two-player fixtures, or these defaults for a game '
+        "two cannot play.",
     )
 
 
@@ -188,6 +229,7 @@ class SeasonLeagueUpdateSerializer(serializers.Serializer):
     allow_bots = serializers.BooleanField(
         required=False, help_text="May bot accounts join the roster and play; from now on (see the README)."
     )
+    tables = TablesField(required=False, help_text="As at creation; {}: two-player fixtures again.")
 
 
 class SeasonPlayerAddSerializer(serializers.Serializer):
@@ -206,8 +248,15 @@ class SeasonStartSerializer(serializers.Serializer):
 
 
 class FixtureCorrectionSerializer(serializers.Serializer):
-    result = serializers.ChoiceField(choices=scoring.RESULTS, help_text="home/away = the first/second seat won.")
+    result = serializers.ChoiceField(
+        choices=[*scoring.RESULTS, scoring.PLACED],
+        help_text="home/away = the first/second seat won; a multiplayer fixture: placed (with ranking) or "
+        "double_forfeit.",
+    )
     reason = serializers.CharField(max_length=200)
+    ranking = RankingField(
+        required=False, allow_null=True, default=None, help_text='Multiplayer: [["aki"], ["ben", "chie"], ...].'
+    )
 
 
 class SeasonSerializer(serializers.ModelSerializer):
@@ -229,22 +278,56 @@ class SeasonSerializer(serializers.ModelSerializer):
         return [{"tier": tier, "players": players} for tier, players in sorted(divisions.items())]
 
 
-SCORES = {"home": "1-0", "away": "0-1", "draw": "1/2-1/2", "double_forfeit": "0-0", "": None}
+SCORES = {"home": "1-0", "away": "0-1", "draw": "1/2-1/2", "double_forfeit": "0-0", "placed": None, "": None}
 
 
 class SeasonFixtureSerializer(serializers.ModelSerializer):
     season = serializers.IntegerField(source="season_id")
     division = serializers.IntegerField(source="division.tier")
-    home = serializers.CharField(source="home.username")
-    away = serializers.CharField(source="away.username")
+    home = serializers.CharField(source="home.username", help_text="Seat 0.")
+    away = serializers.CharField(source="away.username", help_text="Seat 1.")
+    players = serializers.SerializerMethodField()
+    placements = serializers.SerializerMethodField()
+    points = serializers.SerializerMethodField()
     score = serializers.SerializerMethodField()
 
     class Meta:
         model = Fixture
         fields = [
-            "id", "season", "division", "round", "board", "home", "away", "game", "play_by", "result", "score",
-            "method", "games_home", "games_away", "decided_at", "note",
+            "id", "season", "division", "round", "board", "home", "away", "players", "game", "play_by", "result",
+            "score", "placements", "points", "method", "games_home", "games_away", "decided_at", "note",
         ]  # fmt: skip
+
+    def _names(self, fixture) -> dict[int, str]:
+        names = self.context.get("names")  # a list view's names, read once (SeasonFixturesView)
+        if names is None:
+            names = fixture._names = getattr(fixture, "_names", None) or seat_names(fixture)
+        return names
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_players(self, fixture) -> list[str]:
+        """Every player in seat order (two-player: home, away)."""
+        names = self._names(fixture)
+        return [names.get(pk, "?") for pk in fixture.seat_ids]
+
+    @extend_schema_field(declared(serializers.JSONField, {**RANKING, "nullable": True}, "FixturePlacementsField")())
+    def get_placements(self, fixture) -> list[list[str]] | None:
+        """Multiplayer, once decided: usernames best first, ties grouped."""
+        names = self._names(fixture)
+        return [[names.get(pk, "?") for pk in group] for group in fixture.placements] if fixture.placements else None
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField(), allow_null=True))
+    def get_points(self, fixture) -> dict | None:
+        """Multiplayer, once decided: league points by username."""
+        names = self._names(fixture)
+        return {names.get(int(pk), "?"): value for pk, value in fixture.points.items()} if fixture.points else None
 
     def get_score(self, fixture) -> str | None:
         return SCORES[fixture.result]
+
+
+def seat_names(fixture) -> dict[int, str]:
+    """User id -> username of a fixture's players (one query for a multiplayer fixture)."""
+    if not fixture.players:
+        return {fixture.home_id: fixture.home.username, fixture.away_id: fixture.away.username}
+    return dict(User.objects.filter(pk__in=fixture.players).values_list("pk", "username"))

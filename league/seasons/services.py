@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -27,13 +28,15 @@ from games.services import game_advance, game_forfeit
 from kifu.locking import lock_by_id
 from league.models import Club, ResultReport
 from league.names import name_check
-from league.scoring import roundrobin
-from league.services.engines import event_game
+from league.scoring import multiswiss, roundrobin
+from league.services.engines import event_game, event_mature_check, require_mature_consent
 from league.services.membership import is_member, require_organiser
+from league.tournaments.settings import table_settings
 
 from . import scoring, selectors
 from .models import Division, DivisionPlayer, Fixture, League, LeaguePlayer, Season
 
+User = get_user_model()
 MAX_DIVISIONS = 20
 MAX_DIVISION_PLAYERS = 30  # a single round robin of 30 is 435 games created at the start
 MAX_MOVES = 20
@@ -111,6 +114,30 @@ def _check_settings(**given) -> dict:
     return fields
 
 
+def _tables(engine: str, tables) -> dict:
+    """The raw ``tables`` setting: as given (``{}``: two-player fixtures), or by default the
+    multiplayer defaults for a game two cannot play and two-player fixtures for the others."""
+    if tables is None:
+        game = event_game(engine, None, seats=None, what="league fixtures")[0]
+        return {} if game.min_seats <= 2 <= game.max_seats else {"seats": {}}
+    if tables == {}:
+        return {}  # two-player fixtures, asked for
+    if not isinstance(tables, dict) or set(tables) - {"seats", "placement_points"}:
+        raise ServiceError(
+            "invalid_tables", 'tables is {"seats": {"preferred": n, "min": n, "max": n}, "placement_points": [...]}'
+        )
+    return {"seats": {}, **tables}
+
+
+def _check_tables(game, tables: dict) -> dict:
+    """Multiplayer fixtures' seats and placement points, checked as a multiplayer Swiss's
+    (``league.tournaments.settings.table_settings``: seats of 3-6 within the engine's counts,
+    placement points never rising). A season has no byes, so no bye points."""
+    checked = table_settings(game, tables)
+    checked.pop("bye_points", None)
+    return checked
+
+
 def _refuse_bots(league: League, players) -> None:
     """Refuse (403 ``bots_not_allowed``) to seat bot accounts among ``players`` in a league whose
     organiser has not allowed bots - the same rule and code as ladders and tournaments."""
@@ -145,8 +172,14 @@ def league_create(
     tiebreaks: list[str] | None = None,
     now: datetime | None = None,
     allow_bots: bool = False,
+    tables: dict | None = None,
+    mature: bool = False,
 ) -> League:
-    """An organiser of the club founds a league of a two-player game; seasons start later."""
+    """An organiser of the club founds a league; seasons start later. Fixtures are two-player
+    games, or multiplayer tables (``tables``: ``{"seats": {"preferred", "min", "max"},
+    "placement_points": [...]}``, checked as a multiplayer Swiss's; a game that two cannot play
+    gets them by default), scored by placement points. A league of a mature game sets ``mature``
+    and its organiser consented (``league.services.engines.event_mature_check``, as tournaments)."""
     now = now or timezone.now()
     if not Club.objects.filter(pk=club_id).exists():
         raise ServiceError("not_found", "no such club", status=404)
@@ -155,9 +188,15 @@ def league_create(
     if not name or len(name) > 100:
         raise ServiceError("invalid_name", "a league needs a name of 1-100 characters")
     name_check(name, what="the league's name")
-    game, full_config = event_game(engine, config, seats=2, what="league fixtures are two-player games")
-    if game.mature:
-        raise ServiceError("mature_not_supported", "leagues of mature games are not supported yet")
+    tables = _tables(engine, tables)
+    if tables:  # tables of several sizes: the config alone (as a multiplayer Swiss)
+        game, full_config = event_game(engine, config, seats=None, what="league fixtures")
+        tables = _check_tables(game, tables)
+    else:
+        game, full_config = event_game(engine, config, seats=2, what="league fixtures are two-player games")
+    if not isinstance(mature, bool):
+        raise ServiceError("invalid_settings", "mature is true or false")
+    event_mature_check(game, mature, by, what="league", opt_in='"mature": true')
     checked = _check_settings(
         cycles=cycles,
         days_per_round=days_per_round,
@@ -168,6 +207,7 @@ def league_create(
         tiebreaks=list(scoring.DEFAULT_TIEBREAKS) if tiebreaks is None else tiebreaks,
         allow_bots=allow_bots,
     )
+    checked["tables"], checked["mature"] = tables, game.mature
     if League.objects.filter(club_id=club_id, name=name).exists():
         raise ServiceError("league_exists", f"this club has a league called {name!r} already", status=409)
     return League.objects.create(
@@ -194,8 +234,10 @@ def league_update(
     points: dict | None = None,
     tiebreaks: list[str] | None = None,
     allow_bots: bool | None = None,
+    tables: dict | None = None,
 ) -> League:
-    """An organiser changes settings (None: unchanged). They apply from the next season on: a
+    """An organiser changes settings (None: unchanged); ``tables`` as at ``league_create`` (``{}``:
+    two-player fixtures again, for a game two can play). They apply from the next season on: a
     running season keeps the copy it started with, and the promotion and relegation into the next
     season follow the rules the last season was played under. Turning ``allow_bots`` off leaves bot
     accounts on the roster, but no season starts with them until they are taken off."""
@@ -211,6 +253,13 @@ def league_update(
         tiebreaks=tiebreaks,
         allow_bots=allow_bots,
     )
+    if tables is not None:
+        if tables == {}:
+            event_game(league.engine, league.game_config, seats=2, what="league fixtures are two-player games")
+            checked["tables"] = {}
+        else:
+            game = event_game(league.engine, league.game_config, seats=None, what="league fixtures")[0]
+            checked["tables"] = _check_tables(game, _tables(league.engine, tables))
     for field, value in checked.items():
         setattr(league, field, value)
     league.save(update_fields=list(checked) or None)
@@ -226,6 +275,8 @@ def league_player_add(*, league_id, by, user, now: datetime | None = None) -> Le
     league = _lock_league(league_id)
     require_organiser(league.club_id, by)
     _refuse_bots(league, [user])
+    if league.mature:
+        require_mature_consent(user, what="league")
     if not is_member(league.club_id, user):
         raise ServiceError(
             "not_a_club_member", f"{user.get_username()} is not a member of this club; invite them first"
@@ -298,7 +349,10 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
     even tiers; after that, the last season's final tables with promotion and relegation
     (``scoring.next_divisions``): removed players and players who left the club drop out,
     newcomers join the bottom division. The previous season must be closed. A bot account in the
-    divisions is refused (403 ``bots_not_allowed``) unless the league allows bots now.
+    divisions is refused (403 ``bots_not_allowed``) unless the league allows bots now; in a mature
+    league, so is a player (or the organiser) who has withdrawn mature-content consent since
+    (403 ``mature_consent_required``, naming them: take them off the roster). Each player of a
+    mature game accepts their own seat before it starts (``games_create_many``).
     """
     now = now or timezone.now()
     league = _lock_league(league_id)
@@ -315,7 +369,12 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
     else:
         plan = selectors.next_season_plan(league=league).divisions
     _refuse_bots(league, [user for division in plan for user, _ in division])
+    if league.mature:
+        require_mature_consent(by, what="league")
+    seats = league.tables.get("seats") if league.tables else None
     for tier, division in enumerate(plan, start=1):
+        if seats and len(division) >= 2:
+            _check_seatable(tier, len(division), seats)
         if len(division) < 2:
             raise ServiceError(
                 "division_too_small",
@@ -338,17 +397,24 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
         for division, placed in zip(divisions, plan, strict=True)
         for seed, (user, movement) in enumerate(placed, start=1)
     )
-    boards, rounds = [], 0
+    boards, rounds = [], 0  # (division, round, board, players in seat order)
     for division, placed in zip(divisions, plan, strict=True):
-        schedule = roundrobin.round_robin([user for user, _ in placed], cycles=season.rules["cycles"])
+        users = [user for user, _ in placed]
+        if seats:
+            schedule = scoring.table_schedule(users, seats=seats, cycles=season.rules["cycles"], seed=season.pk)
+            rounds = max(rounds, len(schedule))
+            for number, tables in enumerate(schedule, start=1):
+                boards.extend((division, number, board, table) for board, table in enumerate(tables, start=1))
+            continue
+        schedule = roundrobin.round_robin(users, cycles=season.rules["cycles"])
         rounds = max(rounds, len(schedule))
         for number, pairings in enumerate(schedule, start=1):
-            real = [pairing for pairing in pairings if not pairing.is_bye]
-            boards.extend((division, number, board, pairing) for board, pairing in enumerate(real, start=1))
+            real = [[pairing.first, pairing.second] for pairing in pairings if not pairing.is_bye]
+            boards.extend((division, number, board, pair) for board, pair in enumerate(real, start=1))
     games = game_services.games_create_many(
         engine_slug=league.engine,
         config=league.game_config,
-        seatings=[[pairing.first, pairing.second] for _, _, _, pairing in boards],
+        seatings=[table for _, _, _, table in boards],
         created_by=by,
     )
     days = season.rules["days_per_round"]
@@ -358,16 +424,33 @@ def season_start(*, league_id, by, divisions: list[list] | None = None, now: dat
             division=division,
             round=number,
             board=board,
-            home=pairing.first,
-            away=pairing.second,
+            home=table[0],
+            away=table[1],
+            players=[user.pk for user in table] if seats else [],
             game=game,
             play_by=now + timedelta(days=days * number),
         )
-        for (division, number, board, pairing), game in zip(boards, games, strict=True)
+        for (division, number, board, table), game in zip(boards, games, strict=True)
     )
     season.rounds = rounds
     season.save(update_fields=["rounds"])
     return season
+
+
+def _check_seatable(tier: int, size: int, seats: dict) -> None:
+    """A multiplayer division must split into tables of the league's sizes with nobody left out."""
+    try:
+        multiswiss.table_sizes(
+            size, preferred=seats["preferred"], min_seats=seats["min"], max_seats=seats["max"], allow_byes=False
+        )
+    except ValueError:
+        raise ServiceError(
+            "division_unseatable",
+            f"division {tier} would have {size} players, who do not split into tables of "
+            f"{seats['min']}-{seats['max']} with nobody left out; change the league's seats (PATCH tables) "
+            "or list the divisions yourself",
+            status=409,
+        ) from None
 
 
 def _freeze(season: Season, *, now: datetime, by=None) -> None:
@@ -412,6 +495,13 @@ def game_result(game: Game) -> tuple[str, float, float]:
 
 
 def _record_game(fixture: Fixture, game: Game, now: datetime) -> None:
+    if fixture.players:
+        seats = fixture.players
+        ranking = [[seats[index] for index in group] for group in game.outcome["ranking"]]
+        scores = game.outcome.get("scores") or {}
+        by_user = {pk: scores.get(str(index), scores.get(index, 0)) for index, pk in enumerate(seats)}
+        _record_table(fixture, ranking, by_user, method=Fixture.Method.PLAYED, now=now)
+        return
     _record(fixture, *game_result(game), method=Fixture.Method.PLAYED, now=now)
 
 
@@ -421,12 +511,40 @@ def _record(fixture: Fixture, result: str, home: float, away: float, *, method: 
     fixture.save(update_fields=["result", "games_home", "games_away", "method", "decided_at"])
 
 
+def _place_table(fixture: Fixture, ranking: list[list[int]], *, double_forfeit: bool = False) -> None:
+    """Set a multiplayer fixture's placements and league points (not saved): the season's
+    placement points (``scoring.table_points``); a double forfeit scores nothing."""
+    table = (fixture.season.rules.get("tables") or {}).get("placement_points")
+    fixture.placements = [list(group) for group in ranking]
+    points = scoring.table_points(ranking, table, double_forfeit=double_forfeit)
+    fixture.points = {str(pk): value for pk, value in points.items()}
+    fixture.result = scoring.DOUBLE_FORFEIT if double_forfeit else scoring.PLACED
+
+
+def _record_table(fixture: Fixture, ranking: list[list[int]], scores: dict, *, method: str, now: datetime) -> None:
+    _place_table(fixture, ranking)
+    fixture.game_scores = {str(pk): float(scores.get(pk, 0) or 0) for pk in fixture.players}
+    fixture.games_home = fixture.game_scores[str(fixture.players[0])]
+    fixture.games_away = fixture.game_scores[str(fixture.players[1])]
+    fixture.method, fixture.decided_at = method, now
+    fixture.save(
+        update_fields=[
+            "result", "placements", "points", "game_scores", "games_home", "games_away", "method", "decided_at",
+        ]
+    )  # fmt: skip
+
+
 def fixture_result_record(
     fixture: Fixture, season: Season, ranking: list[list[int]], scores: dict | None, *, now: datetime
 ) -> None:
     """Decide an undecided fixture by a reported result (``league.reports``; the season and fixture
     rows locked): ``ranking`` of user ids as a game's outcome ranks seats, ``scores`` the game
     points by user id. The season's last result closes it, as a played game's does."""
+    if fixture.players:
+        fixture.season = season
+        _record_table(fixture, ranking, scores or {}, method=Fixture.Method.REPORTED, now=now)
+        _close_if_complete(season, now)
+        return
     if len(ranking[0]) > 1:
         result = scoring.DRAW
     else:
@@ -483,16 +601,40 @@ def _deadline(fixture: Fixture, *, now: datetime, cutoff: datetime, why: str, re
     seats = dict(Seat.objects.filter(game=game).values_list("index", "user_id"))
     waiting = sorted(set(game.actors or []))
     waiting_users = {seats[seat] for seat in waiting}
-    if waiting_users == {fixture.home_id}:
+    if fixture.players:
+        _table_forfeit(fixture, waiting_users, now=now, why=why)
+    elif waiting_users == {fixture.home_id}:
         fixture.result, note = Fixture.Result.AWAY, "home forfeited: the game waited on them"
     elif waiting_users == {fixture.away_id}:
         fixture.result, note = Fixture.Result.HOME, "away forfeited: the game waited on them"
     else:
         fixture.result, note = Fixture.Result.DOUBLE_FORFEIT, "double forfeit: the game waited on both or neither"
-    fixture.method, fixture.decided_at, fixture.note = Fixture.Method.FORFEIT, now, f"{why}; {note}"[:NOTE_LENGTH]
-    fixture.save(update_fields=["result", "method", "decided_at", "note"])
+    if not fixture.players:
+        fixture.method, fixture.decided_at = Fixture.Method.FORFEIT, now
+        fixture.note = f"{why}; {note}"[:NOTE_LENGTH]
+        fixture.save(update_fields=["result", "method", "decided_at", "note"])
     if game.status == Game.Status.RUNNING:
-        game_forfeit(game_id=game.pk, seats=[waiting[0] if waiting else 0], reason=reason, now=cutoff)
+        if fixture.players:  # the seats at fault, then (if the engine plays on) the rest, until it ends
+            order = waiting + [seat for seat in sorted(seats) if seat not in waiting]
+        else:
+            order = [waiting[0] if waiting else 0]
+        game_forfeit(game_id=game.pk, seats=order, reason=reason, now=cutoff)
+
+
+def _table_forfeit(fixture: Fixture, waiting: set, *, now: datetime, why: str) -> None:
+    """A multiplayer fixture at its deadline, as a tournament table at its round deadline: the
+    players the game waits on lose (sharing last place), the others share first; if it waits on
+    everyone or nobody, everyone loses (a double forfeit: no points)."""
+    losers = [pk for pk in fixture.players if pk in waiting]
+    others = [pk for pk in fixture.players if pk not in waiting]
+    if losers and others:
+        _place_table(fixture, [others, losers])
+        note = "forfeited by the players the game waited on"
+    else:
+        _place_table(fixture, [list(fixture.players)], double_forfeit=True)
+        note = "double forfeit: the game waited on everyone or nobody"
+    fixture.method, fixture.decided_at, fixture.note = Fixture.Method.FORFEIT, now, f"{why}; {note}"[:NOTE_LENGTH]
+    fixture.save(update_fields=["result", "placements", "points", "method", "decided_at", "note"])
 
 
 @transaction.atomic
@@ -525,11 +667,48 @@ def seasons_sweep(*, now: datetime | None = None) -> int:
 
 
 # ---- corrections ------------------------------------------------------------------------------
+def _corrected_ranking(fixture: Fixture, result: str, ranking) -> list[list[int]] | None:
+    """The user ids of a multiplayer correction's ``ranking``; refusals say what to send."""
+    if not fixture.players:
+        if result not in scoring.RESULTS or ranking is not None:
+            raise ServiceError(
+                "invalid_result",
+                f"a two-player fixture's result is one of {', '.join(scoring.RESULTS)}, not {result!r}",
+            )
+        return None
+    if result == scoring.DOUBLE_FORFEIT and ranking is None:
+        return None
+    ids = dict(User.objects.filter(pk__in=fixture.players).values_list("username", "pk"))
+    shape = (
+        result == scoring.PLACED
+        and isinstance(ranking, list)
+        and all(isinstance(group, list) and group and all(isinstance(n, str) for n in group) for group in ranking)
+    )
+    names = [name for group in ranking for name in group] if shape else []
+    if not shape or sorted(names) != sorted(ids) or len(set(names)) != len(names):
+        raise ServiceError(
+            "invalid_result",
+            f'a multiplayer fixture\'s result is "placed" with "ranking": its players best first, ties grouped '
+            f'(each of {", ".join(sorted(ids))} once, e.g. [["a"], ["b", "c"], ["d"]]), or "double_forfeit"',
+        )
+    return [[ids[name] for name in group] for group in ranking]
+
+
 @transaction.atomic
-def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datetime | None = None) -> Fixture:
+def fixture_correct(
+    *,
+    fixture_id,
+    by,
+    result: str,
+    reason: str = "",
+    ranking: list[list[str]] | None = None,
+    now: datetime | None = None,
+) -> Fixture:
     """An organiser replaces a decided fixture's result (a misread score sheet, a forfeit that
-    should not have been). The tables are computed from the fixtures, so they follow at once; a
-    closed season's frozen standings are recomputed, until its next season has started."""
+    should not have been). A multiplayer fixture takes ``result`` ``placed`` with ``ranking`` (its
+    players' usernames best first, ties grouped: each exactly once) or ``double_forfeit``. The
+    tables are computed from the fixtures, so they follow at once; a closed season's frozen
+    standings are recomputed, until its next season has started."""
     now = now or timezone.now()
     try:
         season_id = Fixture.objects.filter(pk=fixture_id).values_list("season_id", flat=True).first()
@@ -539,8 +718,6 @@ def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datet
         raise ServiceError("not_found", "no such fixture", status=404)
     season = _lock_season(season_id)
     require_organiser(season.league.club_id, by)
-    if result not in scoring.RESULTS:
-        raise ServiceError("invalid_result", f"result is one of {', '.join(scoring.RESULTS)}, not {result!r}")
     reason = (reason or "").strip()
     if not reason or len(reason) > NOTE_LENGTH:
         raise ServiceError("invalid_reason", f"say why, in 1-{NOTE_LENGTH} characters (it is shown with the result)")
@@ -551,15 +728,24 @@ def fixture_correct(*, fixture_id, by, result: str, reason: str = "", now: datet
             status=409,
         )
     fixture = lock_by_id(Fixture, fixture_id)
+    fixture.season = season
+    placed = _corrected_ranking(fixture, result, ranking)
     if not fixture.result:
         raise ServiceError(
             "fixture_undecided",
             "this fixture has no result yet: it is played, or forfeited at its play-by date",
             status=409,
         )
-    fixture.result, fixture.method, fixture.note = result, Fixture.Method.CORRECTION, reason
+    if fixture.players:
+        if result == scoring.DOUBLE_FORFEIT:
+            _place_table(fixture, [list(fixture.players)], double_forfeit=True)
+        else:
+            _place_table(fixture, placed)
+    else:
+        fixture.result = result
+    fixture.method, fixture.note = Fixture.Method.CORRECTION, reason
     fixture.corrected_by, fixture.decided_at = by, now
-    fixture.save(update_fields=["result", "method", "note", "corrected_by", "decided_at"])
+    fixture.save(update_fields=["result", "placements", "points", "method", "note", "corrected_by", "decided_at"])
     if season.status == Season.Status.CLOSED:
         season.final_standings = selectors.standings_rows(season)
         season.save(update_fields=["final_standings"])

@@ -26,7 +26,6 @@ from django.utils import timezone
 
 from games.accounts import is_bot
 from games.models import Game
-from games.selectors import may_see_mature
 from games.services import ServiceError
 from kifu.locking import lock_by_id
 from league.names import name_check
@@ -34,7 +33,7 @@ from league.names import name_check
 from ..models import LeagueGame, Match, Tournament, TournamentBoard, TournamentEntry, TournamentRound
 from ..scoring import multiswiss, roundrobin, swiss
 from ..scoring import standings as tiebreak_rules
-from ..services.engines import event_game
+from ..services.engines import event_game, event_mature_check, require_mature_consent
 from ..services.matches import game_ranking
 from ..services.membership import require_member, require_organiser
 from ..services.results import league_game_finished
@@ -123,32 +122,14 @@ def tournament_create(
 
 
 def _mature_check(game, settings: dict, by) -> None:
-    """A tournament of a mature game says so (``"mature": true``, shown in its settings and on its
-    page), is run by an organiser who consented to mature content, and plays single games (a match
-    would start later games after a player may have withdrawn consent)."""
-    if not game.mature:
-        if settings.get("mature"):
-            raise ServiceError("invalid_settings", f"mature is only for a mature game; {game.name} is not one")
-        return
-    if not settings.get("mature"):
-        raise ServiceError(
-            "mature_opt_in_required",
-            f'{game.name} is a mature game: a tournament of it sets "settings": {{"mature": true}}, and only '
-            "players who consented to mature content may enter it",
-        )
-    if "match" in settings:
+    """A tournament of a mature game: ``event_mature_check``, and its boards are single games (a
+    match would start later games after a player may have withdrawn consent)."""
+    if game.mature and settings.get("mature") and "match" in settings:
         raise ServiceError("invalid_settings", "a mature tournament's boards are single games, not matches")
-    require_mature_consent(by)
+    event_mature_check(game, bool(settings.get("mature")), by, what="tournament", opt_in=MATURE_OPT_IN)
 
 
-def require_mature_consent(user) -> None:
-    if not may_see_mature(user):
-        raise ServiceError(
-            "mature_consent_required",
-            f"{user.get_username()} has not consented to mature content; a mature tournament is for adults "
-            "who opted in (POST /api/me/mature-consent)",
-            status=403,
-        )
+MATURE_OPT_IN = '"settings": {"mature": true}'
 
 
 @transaction.atomic
@@ -170,7 +151,7 @@ def tournament_enter(*, tournament_id, by, player=None, now: datetime | None = N
             raise ServiceError("tournament_started", "entries are closed: the tournament has started", status=409)
         first_round = tournament.current_round + 1
     if tournament.settings.get("mature"):
-        require_mature_consent(player)
+        require_mature_consent(player, what="tournament")
     if not tournament.settings.get("allow_bots", False) and is_bot_account(player):
         raise ServiceError("bots_not_allowed", "this tournament does not take bot accounts", status=403)
     if tournament.entries.filter(user=player).exists():

@@ -80,3 +80,19 @@ def final_places(*, tournament: Tournament) -> dict[str, int]:
 def tournament_group_standings(*, tournament: Tournament) -> list[list[Row]]:
     """groups_playoff: each group's standings rows (best first), in group order."""
     return group_standings(tournament)
+
+
+def points_by_round(*, tournament: Tournament) -> dict[str, list[float]]:
+    """Each entrant's tournament points in rounds 1, 2, ... (a bye's points included; 0 where a
+    round has no decided board of theirs, such as a round missed before a late entry), by
+    username: the standings-by-round chart's data."""
+    rounds = tournament.current_round or 0
+    names = dict(TournamentEntry.objects.filter(tournament=tournament).values_list("user_id", "user__username"))
+    result = {name: [0.0] * rounds for name in names.values()}
+    decided = TournamentBoard.objects.filter(tournament=tournament, points__isnull=False, round__lte=rounds)
+    for board in decided.values("round", "points"):
+        for pk, value in board["points"].items():
+            name = names.get(int(pk))
+            if name is not None:
+                result[name][board["round"] - 1] += value
+    return result

@@ -108,7 +108,7 @@ def check_settings(format: str, game, raw) -> dict:
     elif "late_entry_points" in raw:
         raise ServiceError("invalid_settings", "late_entry_points needs late_entry_until_round")
     if format == Format.MULTI_SWISS:
-        out.update(_multi_settings(game, raw))
+        out.update(table_settings(game, raw))
     if format == Format.GROUPS_PLAYOFF:
         for key, default in (("groups", 2), ("advance", 2)):
             value = raw.get(key, default)
@@ -120,8 +120,9 @@ def check_settings(format: str, game, raw) -> dict:
     return out
 
 
-def _multi_settings(game, raw: dict) -> dict:
-    """Seats, placement points and bye points of a multiplayer Swiss, checked against the engine."""
+def table_settings(game, raw: dict) -> dict:
+    """Seats, placement points and bye points of multiplayer tables, checked against the engine: a
+    multiplayer Swiss's, and a multiplayer seasonal league's (``league.seasons.services``)."""
     low, high = max(game.min_seats, 3), min(game.max_seats, MAX_TABLE)
     if high < low:
         raise ServiceError(

@@ -43,7 +43,12 @@ def test_league_creation_and_roster_permissions_and_errors(club_with, make_user)
     error(mem.post(base, BODY, format="json"), 403, "not_organiser")
     error(org.post("/api/clubs/nowhere/leagues", BODY, format="json"), 404, "not_found")
     for changes, code in [
-        ({"engine": "turn-thief"}, None),  # four players a game: the engine's own code
+        ({"engine": "turn-thief", "tables": {}}, None),  # two-player fixtures of a four-player game: its code
+        ({"engine": "satori", "tables": {"seats": {"preferred": 7}}}, "invalid_seats"),
+        ({"engine": "satori", "tables": {"seats": {"min": 4, "max": 3}}}, "invalid_seats"),
+        ({"engine": "satori", "tables": {"placement_points": [1, 2, 3, 4]}}, "invalid_placement_points"),
+        ({"engine": "satori", "tables": {"table": 4}}, "invalid_tables"),
+        ({"engine": "nine-card", "tables": {"seats": {}}}, "bad_seat_count"),
         ({"engine": "chess"}, None),
         ({"cycles": 3}, "invalid_cycles"),
         ({"days_per_round": 0}, "invalid_days_per_round"),

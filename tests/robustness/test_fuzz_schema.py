@@ -62,6 +62,15 @@ CROSS_FIELD_CODES = {
     ("POST", "/api/lobby/seeks"): {"bad_time_control", "bad_rating_range"},
     ("POST", "/api/lobby/quick"): {"bad_time_control"},
     ("POST", "/api/table-games"): {"bad_seat"},  # the keeper's seat is one of the seats listed
+    # A league's tables: seats min <= preferred <= max within the game's counts, placement points
+    # for every seat and never rising; "mature" is for (and required by) a mature game.
+    ("POST", "/api/clubs/{slug}/leagues"): {
+        "invalid_seats",
+        "invalid_placement_points",
+        "invalid_settings",
+        "mature_opt_in_required",
+    },
+    ("PATCH", "/api/leagues/{pk}"): {"invalid_seats", "invalid_placement_points"},
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
 STATE_MESSAGES = ("no such player", "that username is taken", "This password is too common.")

@@ -222,7 +222,9 @@ def test_new_league_form_only_for_organisers(league):
     for field in ("name", "engine", "divisions", "promote", "relegate", "cycles", "days_per_round"):
         assert f'name="{field}"' in form
     assert 'value="nine-card"' in form and 'value="1234"' in form  # two players among others
-    assert 'value="turn-thief"' not in form and 'value="kazekami-kyoko"' not in form  # four players only; mature
+    assert 'value="turn-thief"' in form and 'value="kazekami-kyoko"' not in form  # four seats: tables; mature
+    for field in ("table_seats", "table_seats_min", "table_seats_max", "placement_points"):
+        assert f'name="{field}"' in form
     member_page = client_of(members[0]).get("/clubs/go-club/").content.decode()
     assert 'id="new-league"' not in member_page and "leagues/new" not in member_page
 
@@ -244,7 +246,9 @@ def test_new_league_through_the_service(league):
     ("fields", "code"),
     [
         ({"engine": "no-such-game"}, "unknown_game"),
-        ({"engine": "turn-thief"}, "bad_seat_count"),
+        ({"engine": "nine-card", "table_seats": "4"}, "bad_seat_count"),
+        ({"engine": "satori", "table_seats": "9"}, "invalid_seats"),
+        ({"engine": "satori", "placement_points": "3, two"}, "invalid_placement_points"),
         ({"divisions": "0"}, "invalid_divisions"),
         ({"cycles": "3"}, "invalid_cycles"),
         ({"days_per_round": "0"}, "invalid_days_per_round"),
@@ -271,3 +275,55 @@ def test_new_league_refused_to_a_member_and_in_japanese(league):
     page = client_of(organiser, "ja").get("/clubs/go-club/").content.decode()
     form = re.search(r'<section class="panel" id="new-league">.*?</section>', page, re.S).group(0)
     assert "新しいリーグ" in form and "New league" not in form and "Days per round" not in form
+
+
+# ---- multiplayer leagues ----------------------------------------------------------------------------
+def test_a_multiplayer_league_from_the_form_to_its_season_page(league):
+    winter, organiser, members = league
+    fields = {"name": "Satori Nights", "engine": "satori", "table_seats": "4", "table_seats_min": "3",
+              "placement_points": "3, 2, 1, 0"}  # fmt: skip
+    response = client_of(organiser).post("/clubs/go-club/leagues/new", fields)
+    satori = League.objects.get(club=winter.club, name="Satori Nights")
+    assert response.status_code == 302, response
+    assert satori.tables == {"seats": {"preferred": 4, "min": 3, "max": 4}, "placement_points": [3.0, 2.0, 1.0, 0.0]}
+    for member in members[:7]:
+        season_services.league_player_add(league_id=satori.pk, by=organiser, user=member)
+    page = client_of(organiser).get(f"/leagues/{satori.pk}/").content.decode()
+    assert "3-4 seats, 4 where the division allows" in page and "3, 2, 1, 0" in page
+    season = season_services.season_start(league_id=satori.pk, by=organiser)
+    fixture = Fixture.objects.filter(season=season).order_by("round", "board").first()
+    assert len(fixture.players) in (3, 4)
+    game_services.game_forfeit(game_id=fixture.game_id, seats=list(range(1, len(fixture.players))), reason="test")
+    assert season_services.season_game_finished(game_id=fixture.game_id)
+    page = client_of(organiser).get(f"/seasons/{season.pk}/").content.decode()
+    assert "tables of 3-4, points per place 3, 2, 1, 0" in page and "Players (seat order)" in page
+    row = page.split(f'data-fixture="{fixture.pk}"')[1].split("</tr>")[0]
+    winner = members[[m.pk for m in members].index(fixture.players[0])].username
+    assert f'<li class="won" data-player="{winner}">{winner} <span class="muted">place 1, 3 pt</span>' in row
+    assert 'name="placings"' in page
+    others = [m.username for m in members if m.pk in fixture.players[1:]]
+    placings = f"{others[0]}, {winner} = {others[1]}" + "".join(f", {name}" for name in others[2:])
+    done = (
+        client_of(organiser)
+        .post(
+            f"/seasons/{season.pk}/correct",
+            {"fixture": fixture.pk, "result": "placed", "placings": placings, "reason": "sheet"},
+            follow=True,
+        )
+        .content.decode()
+    )
+    assert "is corrected." in done
+    fixture.refresh_from_db()
+    assert fixture.placements[0] == [members[[m.username for m in members].index(others[0])].pk]
+    bad = (
+        client_of(organiser)
+        .post(
+            f"/seasons/{season.pk}/correct",
+            {"fixture": fixture.pk, "result": "placed", "placings": "nobody", "reason": "sheet"},
+            follow=True,
+        )
+        .content.decode()
+    )
+    assert "invalid_result" in bad
+    ja = client_of(organiser, "ja").get(f"/seasons/{season.pk}/").content.decode()
+    assert "席順" in ja and "位" in ja
