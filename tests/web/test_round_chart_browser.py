@@ -55,7 +55,11 @@ def test_the_round_charts_fit_a_phone_and_read_out(stack, browser, shots):  # no
             titles = figure.locator("circle title").all_text_contents()
             assert titles and all(title.strip() for title in titles)
             assert figure.locator(".x-axis text").first.text_content() in ("R1", "第1R")
-            assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+            wide = page.evaluate(
+                "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))"
+                ".slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + e.getBoundingClientRect().right)"
+            )
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, (path, wide)
             box = figure.locator("svg").bounding_box()
             assert box["width"] <= 390 and box["height"] > 100
             assert axe_violations(page) == [], (locale, path)
