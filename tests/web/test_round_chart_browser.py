@@ -16,6 +16,13 @@ from .test_browser import browser, log_in, new_page, shots  # noqa: F401 - fixtu
 pytestmark = [pytest.mark.stack, pytest.mark.django_db]
 
 
+WIDE = (
+    "[...document.querySelectorAll('body *')]"
+    ".filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))"
+    ".slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + e.getBoundingClientRect().right)"
+)
+
+
 def test_the_round_charts_fit_a_phone_and_read_out(stack, browser, shots):  # noqa: F811 - fixtures
     organiser = Player(stack.base_url)
     members = [Player(stack.base_url) for _ in range(4)]
@@ -55,10 +62,7 @@ def test_the_round_charts_fit_a_phone_and_read_out(stack, browser, shots):  # no
             titles = figure.locator("circle title").all_text_contents()
             assert titles and all(title.strip() for title in titles)
             assert figure.locator(".x-axis text").first.text_content() in ("R1", "第1R")
-            wide = page.evaluate(
-                "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))"
-                ".slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + e.getBoundingClientRect().right)"
-            )
+            wide = page.evaluate(WIDE)  # what sticks out, to say so if the page is too wide
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, (path, wide)
             box = figure.locator("svg").bounding_box()
             assert box["width"] <= 390 and box["height"] > 100
