@@ -671,9 +671,10 @@ def _corrected_ranking(fixture: Fixture, result: str, ranking) -> list[list[int]
     """The user ids of a multiplayer correction's ``ranking``; refusals say what to send."""
     if not fixture.players:
         if result not in scoring.RESULTS or ranking is not None:
+            given = "a ranking (only for a multiplayer fixture)" if ranking is not None else repr(result)
             raise ServiceError(
                 "invalid_result",
-                f"a two-player fixture's result is one of {', '.join(scoring.RESULTS)}, not {result!r}",
+                f"a two-player fixture's result is one of {', '.join(scoring.RESULTS)}, without a ranking; not {given}",
             )
         return None
     if result == scoring.DOUBLE_FORFEIT and ranking is None:

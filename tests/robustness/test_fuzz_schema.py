@@ -70,7 +70,9 @@ CROSS_FIELD_CODES = {
         "invalid_settings",
         "mature_opt_in_required",
     },
-    ("PATCH", "/api/leagues/{pk}"): {"invalid_seats", "invalid_placement_points"},
+    ("PATCH", "/api/leagues/{id}"): {"invalid_seats", "invalid_placement_points"},
+    # a two-player fixture takes no ranking and no "placed"; a multiplayer one ranks its own players
+    ("POST", "/api/fixtures/{id}/correction"): {"invalid_result"},
 }
 # The same for a field's own refusal (code ``invalid``): these messages are about the database too.
 STATE_MESSAGES = ("no such player", "that username is taken", "This password is too common.")
