@@ -132,22 +132,37 @@ class StreamView(APIView):
             raise ApiError("bad_parameter", f"timeout must be more than 0 and at most {limit:g} seconds")
         return duration
 
-    def resume_from(self, request, default: int | None) -> int | None:
+    def resume_from(self, request, default: int | None, high: int) -> int | None:
         """The Last-Event-ID header wins over ``?after=``: an EventSource reconnects to the same URL."""
         name, raw = "Last-Event-ID", request.headers.get("Last-Event-ID", "").strip()
         if not raw:
             name, raw = "after", request.query_params.get("after", "").strip()
         if not raw:
             return default
-        return whole_number(raw, name, 0, 10**15)
+        return whole_number(raw, name, 0, high)
+
+
+def resume_parameters(high: int, after: str, header: str) -> list[OpenApiParameter]:
+    """``?after=`` and the ``Last-Event-ID`` header, declared with the range ``resume_from`` reads."""
+    schema = {"type": "integer", "minimum": 0, "maximum": high}
+    return [
+        OpenApiParameter("after", schema, description=after),
+        OpenApiParameter("Last-Event-ID", schema, OpenApiParameter.HEADER, description=header),
+    ]
+
+
+# A game stream resumes after a seq; an account stream after a message id, a server time in ms: at
+# most the last millisecond of the year 9999 (a later one is no date, the year 33658 was a 500).
+MAX_SEQ = 10**15
 
 
 class GameStreamView(StreamView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Start after this seq (default 0: from the first event)."),
-            OpenApiParameter(
-                "Last-Event-ID", int, OpenApiParameter.HEADER, description="Resume after this seq (wins over after)."
+            *resume_parameters(
+                MAX_SEQ,
+                "Start after this seq (default 0: from the first event).",
+                "Resume after this seq (wins over after).",
             ),
             *STREAM_PARAMETERS,
         ],
@@ -163,7 +178,7 @@ class GameStreamView(StreamView):
         every event was sent, or ``timeout``).
         """
         game = load_game(pk, request.user)  # a mature game is a 404 without consent
-        after = self.resume_from(request, 0)
+        after = self.resume_from(request, 0, MAX_SEQ)
         if after > game.head_seq and game.is_finished:
             raise ApiError("bad_parameter", f"the game ended at seq {game.head_seq}; nothing comes after {after}")
         messages = streams.game_feed(
@@ -177,8 +192,11 @@ class AccountStreamView(StreamView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Resume: the id of the last message you received."),
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="Resume (wins over after)."),
+            *resume_parameters(
+                streams.ACCOUNT_MAX_RESUME_MS,
+                "Resume: the id of the last message you received.",
+                "Resume (wins over after).",
+            ),
             *STREAM_PARAMETERS,
         ],
         responses=STREAM_RESPONSES,
@@ -193,7 +211,7 @@ class AccountStreamView(StreamView):
         id it also repeats the games started or ended since shortly before that id. Message ids are
         server times in milliseconds; dedupe on ``game`` and ``head_seq``.
         """
-        after = self.resume_from(request, None)
+        after = self.resume_from(request, None, streams.ACCOUNT_MAX_RESUME_MS)
         messages = streams.account_feed(
             user=request.user, after_ms=after, duration=self.duration(request), gone=client_gone(request)
         )

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
@@ -37,6 +37,9 @@ log = logging.getLogger("kifu.streams")
 # A resumed account stream repeats what happened this long before its cursor: commit lag and
 # clock skew between processes must not lose a "game ended". Clients dedupe on (game, head_seq).
 ACCOUNT_RESUME_SLACK_MS = 10_000
+# The latest resume id an account stream takes: the last millisecond a datetime can hold (9999-12-31).
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ACCOUNT_MAX_RESUME_MS = (datetime.max.replace(tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
 # The most games an account stream announces when it (re)connects.
 ACCOUNT_SNAPSHOT_LIMIT = 500
 # Events read per database round trip; a longer backlog is read in several batches.
@@ -277,7 +280,7 @@ def _account_seats(user, *, hidden: list[str], game_ids=None, since_ms: int | No
 
 
 def _from_ms(ms: int):
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return EPOCH + timedelta(milliseconds=ms)  # exact (a float timestamp can round into the year 10000)
 
 
 def _now_ms() -> int:
