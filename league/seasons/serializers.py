@@ -18,11 +18,13 @@ User = get_user_model()
 # Distinct names (services: invalid_tiebreaks).
 TIEBREAKS = {"type": "array", "items": {"type": "string", "enum": list(scoring.TIEBREAKS)}, "uniqueItems": True}
 
-# The points of a win, a draw and a loss (services: invalid_points).
+# The points of a win, a draw and a loss, each from -100 to 100, and nothing else (services:
+# invalid_points; also refused there: an order other than win >= draw >= loss with a win above a loss).
 POINTS = {
     "type": "object",
-    "properties": {name: {"type": "number"} for name in ("win", "draw", "loss")},
+    "properties": {name: {"type": "number", "minimum": -100, "maximum": 100} for name in ("win", "draw", "loss")},
     "required": ["win", "draw", "loss"],
+    "additionalProperties": False,
 }
 PointsField = declared(serializers.JSONField, POINTS, "PointsField")
 

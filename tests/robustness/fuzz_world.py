@@ -100,6 +100,36 @@ class World:
         return self.post("/api/records", {"record": record})["id"]
 
     @cached_property
+    def games(self) -> list:
+        """Games of several engines in several states, taken in turn by the operations on a game:
+        an invitation still open (``game``), games in play with the fuzzer seated (a two-player and
+        a three-player engine), one in play it only watches, finished ones of two engines."""
+        from games import services
+
+        me, rivals = self.me, self.rivals
+
+        def running(slug: str, seats: list) -> str:
+            return str(services.game_create(consent=True, engine_slug=slug, config={}, seats=seats, created_by=me).pk)
+
+        three = random_record("satori", [me.username, rivals[0].username, rivals[1].username])
+        return [
+            self.game,
+            running("necropolis", [me, rivals[0]]),
+            running("satori", [rivals[0], me, rivals[1]]),
+            running("nine-card", [rivals[1], rivals[2]]),  # the fuzzer is a spectator
+            self.finished_game,
+            self.post("/api/records", {"record": three})["id"],
+        ]
+
+    def next_game(self, path: str):
+        """The game for the next case of an operation on ``/api/games/{id}...``: in turn from ``games``
+        (the same order every run); a submission's status is asked of the game it was sent to."""
+        if "{sid}" in path:
+            return self.game
+        self._turn = getattr(self, "_turn", -1) + 1
+        return self.games[self._turn % len(self.games)]
+
+    @cached_property
     def match(self) -> int:
         body = {
             "engine": "nine-card",
@@ -137,8 +167,7 @@ class World:
         found: dict = {}
         if "{id}" in path and resource != "pairings":
             if resource == "games":
-                finished = any(word in path for word in ("record", "verification", "checkpoint", "events"))
-                found["id"] = self.finished_game if finished else self.game
+                found["id"] = self.next_game(path)
             else:
                 singular = {
                     "seasons": "season",

@@ -33,6 +33,8 @@ from games import services
 from games.notices import BUS
 from tests.web.games import random_record
 
+from .fuzz_report import record_case
+
 pytestmark = pytest.mark.django_db
 
 # Streams of at most 0.3 s (a longer ?timeout= is a refusal), a keep-alive every 0.1 s, polling.
@@ -166,6 +168,7 @@ def check_stream(world, request) -> None:
     query = urlencode(request["params"], encoding="utf-8", errors="surrogatepass")
     response = client.get(f"{world['paths'][request['stream']]}?{query}", **headers)
     case = (request, response.status_code)
+    record_case(f"GET {request['stream']} stream", "cut" if request["cut"] is not None else "odd", response.status_code)
     if response.status_code != 200:
         assert 400 <= response.status_code < 500, case
         assert response["Content-Type"] == "application/json", case
