@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from games.selectors import game_get
 from games.serializers import GameSerializer
 from kifu.http.errors import ApiError, error_responses
-from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, validated
+from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, bool_param, choice_param, validated
 
 from . import exports, selectors, services
 from . import serializers as s
@@ -186,7 +186,7 @@ class StandingsView(APIView):
     )
     def get(self, request, pk: int):
         """Positions (challenge ladder) or the rating order (rating ladder), with records and ratings."""
-        include = request.query_params.get("all") in ("1", "true", "yes")
+        include = bool_param(request, "all")
         entries = selectors.standings(ladder=load_ladder(pk), include_inactive=include)
         return Response(s.EntrySerializer(entries, many=True).data)
 
@@ -307,7 +307,7 @@ class ChallengeListView(APIView):
         player = request.query_params.get("player")
         challenges = selectors.challenge_list(
             ladder=load_ladder(pk),
-            status=request.query_params.get("status"),
+            status=choice_param(request, "status", Challenge.Status.values),
             player=load_user(player, field="player") if player else None,
         )
         return Response(s.ChallengeSerializer(challenges, many=True).data)

@@ -45,7 +45,7 @@ class Pagination(LimitOffsetPagination):
     """Limit/offset pages with a ceiling: ``?limit=99999999999999999999`` would overflow SQL's LIMIT.
 
     A limit above 1000 is capped; a limit that is not a whole number of at least 1 (``0``, ``-1``,
-    ``abc``), or an offset that is not a whole number of at least 0, is ``400 bad_parameter``
+    ``abc``, an empty ``?limit=``), or an offset that is not a whole number of at least 0, is ``400 bad_parameter``
     (DRF would quietly answer a default page instead)."""
 
     max_limit = 1000
@@ -54,7 +54,7 @@ class Pagination(LimitOffsetPagination):
         from .params import whole_number
 
         raw = request.query_params.get(name)
-        if raw is None or raw == "":
+        if raw is None:  # absent; ``?limit=`` (given, empty) is refused as no whole number
             return None
         return whole_number(raw, name, low, None)
 

@@ -35,14 +35,14 @@ def int_param(request, name: str, default, low: int, high: int, code: str = "bad
     """Query parameter ``name`` as a whole number from ``low`` to ``high``; ``default`` (which may be
     None) when it is absent or empty."""
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:  # absent; given but empty (``?after=``) is no number, refused below
         return default
     return whole_number(raw, name, low, high, code)
 
 
 def float_param(request, name: str, default: float, high: float) -> float:
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     try:
         value = float(raw)
@@ -51,6 +51,48 @@ def float_param(request, name: str, default: float, high: float) -> float:
     if not 0 <= value <= high:
         raise ApiError("bad_parameter", f"{name} must be from 0 to {high:g} seconds")
     return value
+
+
+def bool_param(request, name: str, default: bool = False) -> bool:
+    """``true`` or ``false``, as the schema's boolean is written; anything else is ``400
+    bad_parameter`` (``?all=0.5`` used to read as false)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if raw in ("true", "false"):
+        return raw == "true"
+    raise ApiError("bad_parameter", f"{name} must be true or false, not {raw[:40]!r}")
+
+
+def choice_param(request, name: str, choices) -> str | None:
+    """One of ``choices``, or None when absent; another value is ``400 bad_parameter`` (an unknown
+    ``?status=`` used to filter everything out and answer an empty list)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if raw not in choices:
+        raise ApiError("bad_parameter", f"{name} must be one of {', '.join(choices)}, not {raw[:40]!r}")
+    return raw
+
+
+def text_is_text() -> None:
+    """A text field of a request body takes a JSON string only: DRF's ``CharField`` (and every field
+    made from it: slugs, e-mail addresses, URLs) would store ``3.0e16`` as ``"3.0e+16"`` where the
+    schema says ``string``. A number is refused like a list is, as the field's ``invalid``
+    ("Not a valid string."). Called once when the API app is ready (``api/apps.py``)."""
+    from rest_framework import fields
+
+    if getattr(fields.CharField.to_internal_value, "text_only", False):
+        return
+    loose = fields.CharField.to_internal_value
+
+    def to_internal_value(self, data):
+        if isinstance(data, int | float):  # bool is an int: refused by DRF already, and here too
+            self.fail("invalid")
+        return loose(self, data)
+
+    to_internal_value.text_only = True
+    fields.CharField.to_internal_value = to_internal_value
 
 
 def validated(serializer_class, request) -> dict:

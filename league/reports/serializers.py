@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from games.serializers import FREE_OBJECT
-from kifu.http.openapi import declared
+from kifu.http.openapi import NotBlankCharField, declared
 
 from ..scoring import reports as rules
 
@@ -16,7 +16,8 @@ KEY_HELP = "Sending the same step again with the same key does nothing twice (th
 class RankingField(serializers.ListField):
     """Usernames best first, ties grouped: ``[["aki"], ["ben"]]``."""
 
-    child = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1, max_length=16)
+    # Names that are more than white space (declared so: a blank one is refused, as it must be).
+    child = serializers.ListField(child=NotBlankCharField(max_length=150), min_length=1, max_length=16)
 
     def __init__(self, **kwargs):
         kwargs.setdefault("min_length", 1)

@@ -35,3 +35,72 @@ def test_a_leagues_points_are_declared_as_the_service_takes_them(schema, method,
     assert points.get("additionalProperties") is False
     for name in ("win", "draw", "loss"):
         assert (points["properties"][name]["minimum"], points["properties"][name]["maximum"]) == (-100, 100)
+
+
+def test_a_pairing_reports_ranking_names_are_declared_more_than_white_space(schema):
+    """Found: ``{"ranking": [[" "]]}`` was valid for the schema and refused as blank."""
+    ranking = body_schema(schema, "post", "/api/pairings/{kind}/{id}/report")["properties"]["ranking"]
+    assert ranking["items"]["items"]["pattern"] == r"\S"
+
+
+@pytest.fixture
+def organiser():
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user = get_user_model().objects.create_user("oya")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def ladder(organiser):
+    assert organiser.post("/api/clubs", {"name": "Club", "slug": "club"}, format="json").status_code == 201
+    response = organiser.post("/api/clubs/club/ladders", {"engine": "nine-card", "name": "L"}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def refused(response, code: str = "bad_parameter") -> dict:
+    assert response.status_code == 400, (response.status_code, response.content[:300])
+    assert response.json()["code"] == code, response.json()
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"name": 3.036316533918263e16}, {"name": "Club", "slug": 12}, {"name": "Club", "description": -1e-271}],
+    ids=["name", "slug", "description"],
+)
+def test_a_number_is_no_text(organiser, body):
+    """Found: ``POST /api/clubs {"name": 3.036316533918263e16}`` made a club named
+    ``"3.036316533918263e+16"``: a JSON number for a string field is refused, and nothing stored."""
+    from league.models import Club
+
+    (field,) = set(body) - {"name"} or {"name"}
+    assert refused(organiser.post("/api/clubs", body, format="json"), "invalid")["fields"][field]
+    assert not Club.objects.exists()
+
+
+def test_an_empty_limit_is_no_number(organiser):
+    """Found: ``GET /api/me/invitations?limit=`` answered the default page; the schema says integer."""
+    assert "limit" in refused(organiser.get("/api/me/invitations?limit="))["message"]
+    assert organiser.get("/api/me/invitations?limit=5").status_code == 200
+
+
+def test_a_standings_all_is_true_or_false(organiser, ladder):
+    """Found: ``?all=0.5494677770027208`` read as false; it is true or false."""
+    assert "all" in refused(organiser.get(f"/api/ladders/{ladder}/standings?all=0.5"))["message"]
+    for value in ("true", "false"):
+        assert organiser.get(f"/api/ladders/{ladder}/standings?all={value}").status_code == 200
+
+
+def test_a_challenge_status_is_one_of_the_statuses(organiser, ladder):
+    """Found: an unknown ``?status=`` filtered everything out and answered ``[]``."""
+    from league.models import Challenge
+
+    assert "status" in refused(organiser.get(f"/api/ladders/{ladder}/challenges?status=nope"))["message"]
+    for value in Challenge.Status.values:
+        assert organiser.get(f"/api/ladders/{ladder}/challenges?status={value}").status_code == 200
