@@ -17,10 +17,13 @@ from kifu.http.params import validated
 from ..exports import calendar_response, csv_response, tournament_calendar
 from ..loaders import ROUND_FILTER, load_club, load_user
 from ..models import Tournament, TournamentBoard, TournamentEntry, TournamentRound
+from ..scoring import reports as report_rules
 from ..scoring.standings import TIEBREAKS
 from ..selectors import user_by_name
+from ..serializers import LADDER_SETTINGS
 from ..services.matches import current_game
 from . import selectors
+from . import settings as settings_rules
 from .lifecycle import tournament_advance, tournament_create, tournament_enter, tournament_start
 from .ops import tournament_check_in, tournament_drop, tournament_pairing_set, tournament_result_correct
 
@@ -115,6 +118,45 @@ RoundsField = declared(
 )
 
 
+# A tournament's settings as league.tournaments.settings takes them (invalid_settings,
+# invalid_seats, invalid_placement_points otherwise), and no others. Not said here: which formats
+# a setting applies to, and the cross-field rules (min <= preferred <= max, falling placement points).
+def _whole(low: int, high: int) -> dict:
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+TOURNAMENT_SETTINGS = {
+    "type": "object",
+    "properties": {
+        "seats": {
+            "type": "object",
+            "properties": {name: _whole(3, settings_rules.MAX_TABLE) for name in ("preferred", "min", "max")},
+            "additionalProperties": False,
+        },
+        "placement_points": {"type": "array", "items": {"type": "number", "minimum": 0}},
+        "bye_points": {"type": "number", "minimum": 0},
+        "match": LADDER_SETTINGS["properties"]["match"],
+        "round_deadline_seconds": _whole(10, settings_rules.MAX_DEADLINE_SECONDS),
+        **{flag: {"type": "boolean"} for flag in ("check_in", "allow_bots", "third_place", "grand_final_reset")},
+        "mature": {"type": "boolean"},
+        "late_entry_until_round": _whole(2, 100),
+        "late_entry_points": {"type": "number", "minimum": 0},
+        "groups": _whole(1, 64),
+        "advance": _whole(1, 64),
+        "seeding": {"type": "string", "enum": list(settings_rules.SEEDING)},
+        "results": {"type": "string", "enum": list(report_rules.MODES)},
+        "report_confirm_hours": {
+            "type": "number",
+            "exclusiveMinimum": True,
+            "minimum": 0,
+            "maximum": report_rules.MAX_CONFIRM_HOURS,
+        },
+    },
+    "additionalProperties": False,
+}
+TournamentSettingsField = declared(serializers.DictField, TOURNAMENT_SETTINGS, "TournamentSettingsField")
+
+
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     engine = EngineSlugField(max_length=40, help_text="A two-player game (GET /api/engines).")
@@ -126,7 +168,7 @@ class TournamentCreateSerializer(serializers.Serializer):
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, allow_null=True, default=None
     )
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**62)
-    settings = FreeObjectField(
+    settings = TournamentSettingsField(
         required=False,
         default=dict,
         help_text="Options: seats, placement_points, bye_points, match, round_deadline_seconds, check_in, "

@@ -104,3 +104,13 @@ def test_a_challenge_status_is_one_of_the_statuses(organiser, ladder):
     assert "status" in refused(organiser.get(f"/api/ladders/{ladder}/challenges?status=nope"))["message"]
     for value in Challenge.Status.values:
         assert organiser.get(f"/api/ladders/{ladder}/challenges?status={value}").status_code == 200
+
+
+def test_a_tournaments_settings_are_declared_as_the_service_takes_them(schema):
+    """Found: ``{"settings": {"<any name>": 1653}}`` was valid for the schema (a free object) and
+    refused ``400 invalid_settings``: the settings, their types and ranges are now declared."""
+    from league.tournaments.settings import SETTINGS
+
+    settings = body_schema(schema, "post", "/api/clubs/{slug}/tournaments")["properties"]["settings"]
+    assert settings["additionalProperties"] is False and set(settings["properties"]) == set(SETTINGS)
+    assert settings["properties"]["round_deadline_seconds"]["minimum"] == 10
