@@ -33,7 +33,7 @@ def whole_number(raw: str, name: str, low: int, high: int | None, code: str = "b
 
 def int_param(request, name: str, default, low: int, high: int, code: str = "bad_parameter"):
     """Query parameter ``name`` as a whole number from ``low`` to ``high``; ``default`` (which may be
-    None) when it is absent or empty."""
+    None) when it is absent. Given but empty (``?round=``) is no number: refused, as the schema says."""
     raw = request.query_params.get(name)
     if raw is None:  # absent; given but empty (``?after=``) is no number, refused below
         return default

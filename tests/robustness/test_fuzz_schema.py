@@ -53,7 +53,6 @@ STATE_CODES = {
     "bad_seat_count",
     "unknown_config_flag",
     "invalid_config",
-    "no_session_rules",  # a match session for a game without session rules (the match_games flag)
 }
 # The same, for one operation: a tournament's cycles are 1 or 2, and 2 only for a round robin;
 # its rounds are set only for a Swiss tournament; a rating ladder takes only some of the settings,
