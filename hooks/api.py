@@ -36,9 +36,14 @@ class WebhookEventField(serializers.CharField):
     """One of services.EVENTS; an unknown one stays the service's refusal, which lists them."""
 
 
+@extend_schema_field({"type": "array", "items": {"type": "string", "enum": list(services.EVENTS)}, "minItems": 1})
+class WebhookEventsField(serializers.ListField):
+    """At least one event: an empty list stays the service's refusal (``bad_webhook_events``)."""
+
+
 class WebhookCreateSerializer(serializers.Serializer):
     url = WebhookUrlField(max_length=1000, help_text="An http:// or https:// URL that accepts POSTs.")
-    events = serializers.ListField(
+    events = WebhookEventsField(
         child=WebhookEventField(), required=False, help_text=f"Any of {', '.join(services.EVENTS)}; default all."
     )
 

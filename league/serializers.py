@@ -60,7 +60,7 @@ class ClubSerializer(serializers.ModelSerializer):
 
 
 class ClubCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+    name = NotBlankCharField(max_length=100)
     slug = declared(serializers.CharField, {"type": "string", "pattern": "[A-Za-z0-9]", "maxLength": 50}, "ClubSlug")(
         required=False, max_length=50, help_text="Its name in URLs (default: from the name); letters or digits."
     )
@@ -68,7 +68,7 @@ class ClubCreateSerializer(serializers.Serializer):
 
 
 class ClubUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(required=False, max_length=100)
+    name = NotBlankCharField(required=False, max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)
 
 

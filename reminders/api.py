@@ -15,6 +15,8 @@ ERRORS = error_responses(400, 401)
 
 
 class ReminderPreferencesSerializer(serializers.Serializer):
+    closed = True  # an unknown key is bad_reminder_preferences (services.preferences_set)
+
     email = serializers.BooleanField(
         required=False, help_text="Mail reminders to the account's address (PUT /api/me/email). Default false."
     )

@@ -14,6 +14,14 @@ from rest_framework import permissions
 
 
 class AutoSchema(openapi.AutoSchema):
+    def _map_basic_serializer(self, serializer, direction):
+        """A request serializer whose service refuses keys it does not know says so: ``closed = True``
+        on the class gives its request body ``additionalProperties: false``."""
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and getattr(serializer, "closed", False):
+            schema["additionalProperties"] = False
+        return schema
+
     def _get_request_for_media_type(self, serializer, direction="request"):
         """A request body given as a plain schema (``extend_schema(request={media type: schema})``)
         is required when the schema requires a property; drf-spectacular leaves every such body optional."""

@@ -114,3 +114,24 @@ def test_a_tournaments_settings_are_declared_as_the_service_takes_them(schema):
     settings = body_schema(schema, "post", "/api/clubs/{slug}/tournaments")["properties"]["settings"]
     assert settings["additionalProperties"] is False and set(settings["properties"]) == set(SETTINGS)
     assert settings["properties"]["round_deadline_seconds"]["minimum"] == 10
+
+
+def test_a_clubs_name_is_declared_more_than_white_space(schema):
+    """Found (bin/fuzz, seed 20): ``POST /api/clubs {"name": "\\t"}`` was valid for the schema and
+    refused as blank."""
+    for method, path in (("post", "/api/clubs"), ("patch", "/api/clubs/{slug}")):
+        assert body_schema(schema, method, path)["properties"]["name"]["pattern"] == r"\S"
+
+
+def test_reminder_preferences_declare_that_other_keys_are_refused(schema):
+    """Found (bin/fuzz, seed 20): ``PATCH /api/me/reminders`` with another key was valid for the
+    schema and refused ``400 bad_reminder_preferences``: the body is declared closed."""
+    assert body_schema(schema, "patch", "/api/me/reminders")["additionalProperties"] is False
+
+
+def test_a_webhooks_events_are_declared_at_least_one(schema, organiser):
+    """Found (bin/fuzz, seed 20): ``{"events": []}`` was valid for the schema and refused
+    ``400 bad_webhook_events``, which stays its refusal."""
+    assert body_schema(schema, "post", "/api/webhooks")["properties"]["events"]["minItems"] == 1
+    response = organiser.post("/api/webhooks", {"url": "https://example.org/k", "events": []}, format="json")
+    assert refused(response, "bad_webhook_events")
