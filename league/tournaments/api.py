@@ -154,7 +154,7 @@ TOURNAMENT_SETTINGS = {
     },
     "additionalProperties": False,
 }
-TournamentSettingsField = declared(serializers.DictField, TOURNAMENT_SETTINGS, "TournamentSettingsField")
+TournamentSettingsField = declared(FreeObjectField, TOURNAMENT_SETTINGS, "TournamentSettingsField")
 
 
 class TournamentCreateSerializer(serializers.Serializer):
