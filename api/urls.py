@@ -22,6 +22,7 @@ urlpatterns = [
     path("games/<uuid:pk>/accept", views.GameAcceptView.as_view(), name="game-accept"),
     path("games/<uuid:pk>/decline", invitations.GameDeclineView.as_view(), name="game-decline"),
     path("me/invitations", invitations.InvitationListView.as_view(), name="invitations"),
+    path("me/turns", views.TurnListView.as_view(), name="turns"),
     path("games/<uuid:pk>/state", views.GameStateView.as_view(), name="game-state"),
     path("games/<uuid:pk>/events", views.GameEventsView.as_view(), name="game-events"),
     path("games/<uuid:pk>/legal-moves", views.GameLegalMovesView.as_view(), name="game-legal-moves"),

@@ -20,7 +20,7 @@ from rest_framework.reverse import reverse
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from games import accounts, moderation, receipts, record_io, selectors, services, streams
+from games import accounts, moderation, notices, receipts, record_io, selectors, services, streams
 from games.engines import get_engine
 from games.models import Game, PersonalToken, Submission
 from games.serializers import GameSerializer
@@ -295,6 +295,43 @@ class GameLegalMovesView(APIView):
         return Response({"engine": game.engine, "seat": seat, "head_seq": head_seq, "moves": moves})
 
 
+class TurnListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "wait",
+                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
+                description="If you may act nowhere, wait up to this many seconds (max 30) for a turn "
+                "or for one of your games to end or start.",
+            )
+        ],
+        responses={200: s.TurnsSerializer, **ERRORS},
+        tags=["play"],
+    )
+    def get(self, request):
+        """Your turns: each running game in which your seat may act now, with its legal moves (typed
+        by the game's ``engine``), and your other running games (``waiting``). One call serves a bot
+        playing many games; with ``wait`` it answers as soon as you may act somewhere, or the set of
+        your running games changes (one ended, one started), and no later than ``wait`` seconds.
+
+        A game in which you have a move still pending is waiting: submit with ``?wait=`` (or read
+        the submission) before asking again."""
+        wait = float_param(request, "wait", 0.0, settings.KIFU_MAX_WAIT_SECONDS)
+        user, games = request.user, []
+
+        def ready(now: selectors.Turns) -> bool:
+            if not games:
+                games.append(now.games())  # the running games of the first read
+            return bool(now.turns) or now.games() != games[0]
+
+        found = streams.notice_wait(
+            notices.account_channel(user.pk), lambda: selectors.turns_for(user=user), ready, wait
+        )
+        return Response({"turns": found.turns, "waiting": found.waiting})
+
+
 class GameMovesView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
@@ -380,7 +417,7 @@ def wait_for_verdict(submission: Submission, wait: float) -> Submission:
 
 
 def submission_response(submission: Submission, request) -> Response:
-    body = s.SubmissionSerializer(submission, context={"request": request}).data
+    body = s.submission_json(submission, request)
     if submission.status == Submission.Status.PENDING:
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
     if submission.status == Submission.Status.REJECTED:
@@ -412,7 +449,7 @@ class SubmissionDetailView(APIView):
         if submission is None:
             raise ApiError("not_found", "no such submission of yours", status.HTTP_404_NOT_FOUND)
         submission = wait_for_verdict(submission, wait)
-        return Response(s.SubmissionSerializer(submission, context={"request": request}).data)
+        return Response(s.submission_json(submission, request))
 
 
 class JsonLinesRenderer(renderers.BaseRenderer):

@@ -88,6 +88,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import stackbench as sb
 
 WAIT = 5  # ?wait= seconds of each move request
+TURNS_WAIT = 2  # ?wait= seconds of each GET /api/me/turns (--mode turns)
 LOAD_ENGINE, LOAD_CONFIG = "nine-card", {}
 WINDOW_ENGINE, WINDOW_CONFIG = "satori", {"katsu_window_seconds": 1}
 ANSWERS = ("katsu", "decline_katsu", "declare_satori")  # a window probe never answers, never ends the game
@@ -336,6 +337,46 @@ class Client(threading.Thread):
             self.failures.append(repr(error))
 
 
+class TurnsClient(Client):
+    """A move-load client of ``--mode turns``: asks ``GET /api/me/turns?wait=`` (its account's turns
+    in all its games at once, waiting for one) and submits a random legal move in each game listed
+    (in random order). A held game missing from the answer has ended or is being replaced: the
+    client asks that game's status and starts the next game of a finished one."""
+
+    def run(self) -> None:
+        import requests
+
+        session = requests.Session()
+        session.hooks["response"].append(lambda response, **kwargs: self.answered.append(time.perf_counter()))
+        token = self.seats[0][0].players[self.seats[0][1]][1] if self.seats else ""
+        try:
+            while not self.stop.is_set():
+                response = session.get(
+                    f"{self.base_url}/api/me/turns", params={"wait": TURNS_WAIT}, headers=sb.auth(token), timeout=30
+                )
+                if response.status_code != 200:
+                    self.failures.append(f"turns {response.status_code}")
+                    self.stop.wait(0.05)
+                    continue
+                data = response.json()
+                running = {item["game"] for item in (*data["turns"], *data["waiting"])}
+                for slot, _ in self.seats:
+                    game = slot.game
+                    if game not in running:
+                        detail = session.get(f"{self.base_url}/api/games/{game}", headers=sb.auth(token), timeout=30)
+                        if detail.ok and detail.json()["status"] == "finished":
+                            slot.renew(game, session)
+                turns = list(data["turns"])
+                self.rng.shuffle(turns)
+                for turn in turns:
+                    if self.stop.is_set():
+                        break
+                    record = submit(session, self.base_url, turn["game"], token, self.rng.choice(turn["moves"]))
+                    self.records.append(record)
+        except Exception as error:  # a client that dies says why; the others go on
+            self.failures.append(repr(error))
+
+
 class WindowProbe(threading.Thread):
     """Plays one Satori slot and never answers a katsu window: each played card opens a window that
     only the timer closes. Notes each window's deadline and each move's receipt lag."""
@@ -466,11 +507,16 @@ class Phase:
         return " ".join(f"{name}={outcomes.count(name)}" for name in ("accepted", "rejected", "pending", "error"))
 
 
-def play(base_url: str, assignment, seconds: float, warmup: float, probe_slots=(), seed: int = 0, meter=None):
+MODE = {"poll": Client, "turns": TurnsClient}  # --mode: how the move-load clients find their turns
+
+
+def play(
+    base_url: str, assignment, seconds: float, warmup: float, probe_slots=(), seed: int = 0, meter=None, mode="turns"
+):
     """Run the move-load clients (and window probes on ``probe_slots``) for ``warmup + seconds``;
     the phase holds the moves whose verdict came back inside the measured ``seconds``."""
     stop = threading.Event()
-    clients = [Client(base_url, seats, stop, seed * 1000 + i) for i, seats in enumerate(assignment)]
+    clients = [MODE[mode](base_url, seats, stop, seed * 1000 + i) for i, seats in enumerate(assignment)]
     probes = [WindowProbe(base_url, slot, stop, seed * 1000 + 500 + i) for i, slot in enumerate(probe_slots)]
     for thread in (*clients, *probes):
         thread.start()
@@ -573,6 +619,13 @@ def arguments():
     parser.add_argument("--server-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis-host", default="redis://127.0.0.1:6379")
     parser.add_argument("--redis-db", type=int, default=12, help="a Redis database of its own; flushed")
+    parser.add_argument(
+        "--mode",
+        choices=sorted(MODE),
+        default="turns",
+        help="how clients find their turns: turns = GET /api/me/turns?wait= (default); poll = GET legal-moves "
+        "of each held game in turn, as before (works against older commits)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for name, value in (QUICK if args.quick else FULL).items():
@@ -598,6 +651,7 @@ def run(args, cleanup: sb.Cleanup) -> None:
     import requests
 
     say(f"pipeline: {args.games} games, {args.clients} clients, {args.seconds:g} s x {args.repeat}", end="")
+    say(f"; clients --mode {args.mode}", end="")
     say(f"; {os.cpu_count()} cores")
 
     # a) pgbench
@@ -665,7 +719,7 @@ def run(args, cleanup: sb.Cleanup) -> None:
     meter = CpuMeter(stack, sb.database_name(database_url))
     runs = []
     for k in range(args.repeat):
-        phase, _ = play(base, assignment, args.seconds, args.warmup, seed=args.seed + k, meter=meter)
+        phase, _ = play(base, assignment, args.seconds, args.warmup, seed=args.seed + k, meter=meter, mode=args.mode)
         latency = phase.latency_ms()
         cpu = phase.cpu_ms_per_move()
         figures = {
@@ -696,7 +750,9 @@ def run(args, cleanup: sb.Cleanup) -> None:
     load_lag = [lag for phase, _ in runs for lag in phase.lag_ms()]
 
     # e) windows under load
-    loaded, probes = play(base, assignment, args.window_seconds, args.warmup, window_slots, seed=args.seed + 100)
+    loaded, probes = play(
+        base, assignment, args.window_seconds, args.warmup, window_slots, seed=args.seed + 100, mode=args.mode
+    )
     load_late, load_unclosed = close_lateness(base, probes)
     failures += loaded.failures
     say(f"  (while the windows were measured under load: {loaded.moves_per_s():.1f} moves/s)")
@@ -705,7 +761,9 @@ def run(args, cleanup: sb.Cleanup) -> None:
     scale = {}
     for concurrency in (1, 2):
         sb.restart_worker(stack, concurrency=concurrency)
-        phase, _ = play(base, assignment, args.scale_seconds, args.warmup, seed=args.seed + 200 + concurrency)
+        phase, _ = play(
+            base, assignment, args.scale_seconds, args.warmup, seed=args.seed + 200 + concurrency, mode=args.mode
+        )
         scale[concurrency] = phase.moves_per_s()
         failures += phase.failures
     games_played = sum(len(slot.games) for slot in slots)

@@ -7,6 +7,7 @@ was that many seconds ago (``Sight.seq``), and ``game_head``/``events_for`` buil
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from dataclasses import dataclass
@@ -78,6 +79,74 @@ def _seat_for_move_sql() -> str:
         f'SELECT s."index", g."engine" FROM "{Seat._meta.db_table}" s '
         f'JOIN "{Game._meta.db_table}" g ON g."{Game._meta.pk.column}" = s."{game}" '
         f'WHERE s."{game}" = %s AND s."{user}" = %s'
+    )
+
+
+# ---- an account's turns ---------------------------------------------------------------------------
+TURNS_LIMIT = 500  # running games of one account read by ``turns_for``, oldest first
+
+
+@dataclass(frozen=True)
+class Turns:
+    """An account's running games (``turns_for``): where its seat may act now, with the legal moves,
+    and where it may not (``waiting``, by game id: the head seq and seat)."""
+
+    turns: list[dict]
+    waiting: list[dict]
+
+    def games(self) -> frozenset[str]:
+        return frozenset(item["game"] for item in (*self.turns, *self.waiting))
+
+
+def turns_for(*, user) -> Turns:
+    """The running games in which ``user`` holds a seat (at most ``TURNS_LIMIT``, oldest first), in
+    one query: those where the seat may act now with their legal moves, the others as waiting.
+
+    A game where the user has a submission still pending is waiting: the move it sent is being
+    judged, so moves listed for the same position would be refused. A mature game is left out
+    without consent. Only the seat's own legal moves are read (nothing hidden from the seat)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_turns_sql(connection.vendor), [user.pk, Game.Status.RUNNING, TURNS_LIMIT])
+        rows = cursor.fetchall()
+    mature = set(mature_engines())
+    consents = None
+    turns, waiting = [], []
+    for game_id, engine_slug, head_seq, seat, state in rows:
+        if engine_slug in mature:
+            consents = may_see_mature(user) if consents is None else consents
+            if not consents:
+                continue
+        item = {"game": str(uuid.UUID(str(game_id))), "engine": engine_slug, "seat": seat, "head_seq": head_seq}
+        moves = []
+        if state is not None:
+            engine = get_engine(engine_slug)
+            state = json.loads(state) if isinstance(state, str) else state
+            moves = list(engine.legal_moves(engine.load_state(state), seat))
+        if moves:
+            turns.append({**item, "moves": moves})
+        else:
+            waiting.append(item)
+    return Turns(turns, waiting)
+
+
+@once
+def _turns_sql(vendor: str) -> str:
+    """``turns_for``'s read as fixed SQL. The state comes only for a game whose stored actors hold
+    the seat and where the user has no pending submission: the rest cost no state load."""
+    game, seat, submission = Game._meta.db_table, Seat._meta.db_table, Submission._meta.db_table
+    if vendor == "postgresql":
+        acts = 'g."actors" @> to_jsonb(s."index")'
+    else:  # SQLite (embedded mode)
+        acts = 'EXISTS (SELECT 1 FROM json_each(g."actors") a WHERE a.value = s."index")'
+    pending = (
+        f'EXISTS (SELECT 1 FROM "{submission}" p WHERE p."game_id" = g."id" AND p."user_id" = s."user_id" '
+        f"AND p.\"status\" = '{Submission.Status.PENDING}')"
+    )
+    return (
+        f'SELECT g."id", g."engine", g."head_seq", s."index", '
+        f'CASE WHEN {acts} AND NOT {pending} THEN g."state" END '
+        f'FROM "{seat}" s JOIN "{game}" g ON g."id" = s."game_id" '
+        f'WHERE s."user_id" = %s AND g."status" = %s ORDER BY g."created_at", g."id" LIMIT %s'
     )
 
 

@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection
@@ -33,6 +34,8 @@ from .models import Game, Seat
 from .notices import BUS, Waiter, account_channel, channel, redis_client, verdict_key
 
 log = logging.getLogger("kifu.streams")
+
+T = TypeVar("T")
 
 # A resumed account stream repeats what happened this long before its cursor: commit lag and
 # clock skew between processes must not lose a "game ended". Clients dedupe on (game, head_seq).
@@ -63,6 +66,33 @@ def verdict_wait(public_id, timeout: float) -> dict | None:
         log.warning("could not wait for the verdict of %s", public_id, exc_info=True)
         return None
     return json.loads(raw) if raw else None
+
+
+# ---- long polls --------------------------------------------------------------------------------
+def notice_wait(name: str, read: Callable[[], T], ready: Callable[[T], bool], timeout: float) -> T:
+    """``read()`` as soon as ``ready`` says so, waiting up to ``timeout`` s for it: the answer of a
+    long poll (``GET /api/me/turns?wait=``). Reads once; if not ready, listens on the notice
+    channel ``name`` and reads again after subscribing (a notice sent before that would be
+    missed) and after every notice. Notices are fire-and-forget, so it also reads again every
+    ``KIFU_STREAM_POLL_SECONDS`` while the listener is away from Redis and at least once a second.
+    Returns the last read, ready or not."""
+    result = read()
+    if timeout <= 0 or ready(result):
+        return result
+    deadline = time.monotonic() + timeout
+    waiter = BUS.listen(name)
+    try:
+        result = read()
+        while not ready(result):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            pause = 1.0 if BUS.live else float(settings.KIFU_STREAM_POLL_SECONDS)
+            waiter.wait(min(left, pause))
+            result = read()
+    finally:
+        BUS.leave(waiter)
+    return result
 
 
 # ---- feeds --------------------------------------------------------------------------------------
