@@ -24,6 +24,7 @@ from .types import (
     SiteRating,
     StreamMessage,
     Submission,
+    Turns,
     Verification,
 )
 from .wire import parse_ndjson, parse_sse
@@ -263,6 +264,15 @@ class KifuClient:
             moves = self.current_moves(game_id, head)
             if moves:
                 yield cast(Head, {**head, "legal_moves": moves})
+
+    def my_turns(self, *, wait: float = 0.0) -> Turns:
+        """Your turns in all your running games at once (``GET /api/me/turns``): ``turns`` - each
+        game where your seat may act now, with its legal moves - and ``waiting``, the others. With
+        ``wait`` (max 30 s) the server holds the answer until you may act somewhere or one of your
+        games ends or starts: a bot playing many games needs one request per decision round, and
+        no polling. A game where your move is still pending is listed as waiting, so submit with
+        ``wait`` (the verdict) before asking again."""
+        return cast(Turns, self._call("GET", "/me/turns", params={"wait": wait}, timeout=wait + 30))
 
     def current_moves(self, game_id: str, head: Head) -> list[Move] | None:
         """This seat's legal moves if ``head`` is still the game's head (one request), else None."""

@@ -160,6 +160,26 @@ class Head(TypedDict):
     legal_moves: NotRequired[list[Move]]
 
 
+class WaitingGame(TypedDict):
+    """One of your running games in which you may not act now (``KifuClient.my_turns``)."""
+
+    game: str
+    engine: str
+    seat: int
+    head_seq: int
+
+
+class Turn(WaitingGame):
+    """One of your running games in which your seat may act now, with its legal moves."""
+
+    moves: list[Move]
+
+
+class Turns(TypedDict):
+    turns: list[Turn]
+    waiting: list[WaitingGame]
+
+
 class Verification(TypedDict):
     game: str
     ok: bool

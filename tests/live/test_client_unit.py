@@ -88,6 +88,13 @@ def test_play_only_swaps_the_full_token_for_a_new_play_token():
     assert adapter.asked == [("POST", "http://kifu.test/api/me/tokens")]
 
 
+def test_my_turns_asks_the_account_s_turns_with_its_wait():
+    answer = {"turns": [{"game": "g", "engine": "nine-card", "seat": 0, "head_seq": 3, "moves": [{"type": "x"}]}]}
+    client, adapter = client_with([(200, {**answer, "waiting": []}, {})])
+    assert client.my_turns(wait=2.5)["turns"][0]["moves"] == [{"type": "x"}]
+    assert adapter.asked == [("GET", "http://kifu.test/api/me/turns?wait=2.5")]
+
+
 def test_a_throttled_request_is_retried_after_retry_after(monkeypatch):
     slept = []
     monkeypatch.setattr("kifu_client.client.time.sleep", slept.append)

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 from unittest import mock
@@ -301,6 +302,18 @@ def test_a_burst_at_a_windows_edge_does_not_double_the_rate(tiny_rates):
     assert wait is not None and 0 < wait <= 60
     assert window_hit(name, 60, 3, now=start + 60.5 + wait + 0.01) is None  # ... until it has faded
     assert window_hit(f"{name}-b", 60, 3, now=start + 1) is None  # other counters are their own
+
+
+def test_a_burst_at_a_windows_edge_on_the_real_cache_too():
+    """The same sliding window through the Redis script (the real cache when REDIS_URL is set)."""
+    from kifu.http.throttles import window_hit
+
+    name, start = f"edge-real-{uuid.uuid4().hex}", float(int(time.time() // 60) * 60)  # keys live 2 min
+    assert [window_hit(name, 60, 3, now=start + 59.5) for _ in range(3)] == [None, None, None]
+    wait = window_hit(name, 60, 3, now=start + 60.5)
+    assert wait is not None and 0 < wait <= 60
+    assert window_hit(name, 60, 3, now=start + 60.5 + wait + 0.01) is None
+    assert window_hit(f"{name}-b", 60, 3, now=start + 1) is None
 
 
 def test_the_counter_is_atomic_under_concurrent_requests():
