@@ -332,7 +332,7 @@ if REDIS_URL:
     # Timeouts: with Redis down or hung a request fails fast (503 service_unavailable, kifu/http/errors.py).
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "kifu.cache.RedisCache",  # Django's, with its Redis clients kept (kifu/cache.py)
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 5},
         }

@@ -32,18 +32,16 @@ def _now() -> float:
 
 
 def _redis_client(key: str):
-    """The cache's own Redis client for writes (None when the cache is not Redis).
+    """The cache's Redis client for writes (None when the cache is not Redis): the counters are
+    written with a script of ours, on the same server and keys as the cache's own."""
+    from django.core.cache.backends.redis import RedisCacheClient
 
-    Django's ``get_client`` builds a new ``redis.Redis`` on its connection pool at every call (~2%
-    of a web process's CPU under the move benchmark, one per request); writes always go to the
-    first server, so the client is made once per cache client (each thread has its own) and kept."""
     backend = getattr(cache, "_cache", None)
-    get_client = getattr(backend, "get_client", None)
-    if get_client is None or not type(backend).__module__.startswith("django.core.cache.backends.redis"):
+    if not isinstance(backend, RedisCacheClient):
         return None
     client = getattr(backend, "_kifu_write_client", None)
-    if client is None:
-        client = backend._kifu_write_client = get_client(key, write=True)
+    if client is None:  # Django's own client class makes a new redis.Redis at every call: keep one
+        client = backend._kifu_write_client = backend.get_client(key, write=True)
     return client
 
 

@@ -316,6 +316,21 @@ def test_a_burst_at_a_windows_edge_on_the_real_cache_too():
     assert window_hit(f"{name}-b", 60, 3, now=start + 1) is None
 
 
+def test_the_redis_cache_keeps_one_client_per_pool():
+    """kifu.cache.RedisCache: the same redis.Redis for every call (Django's makes one per call)."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    if not settings.REDIS_URL:
+        pytest.skip("the Redis cache is the real stack's (REDIS_URL)")
+    backend = cache._cache
+    assert backend.get_client("a") is backend.get_client("b") is backend.get_client("c", write=True)
+    key = f"kept-{uuid.uuid4().hex}"
+    cache.set(key, {"x": 1}, 30)
+    assert cache.get_many([key, f"{key}-none"]) == {key: {"x": 1}}
+    assert cache.add(f"{key}-n", 1) and cache.incr(f"{key}-n") == 2
+
+
 def test_the_counter_is_atomic_under_concurrent_requests():
     """8 threads at once on the real cache (Redis when REDIS_URL is set): exactly the rate gets through."""
     from concurrent.futures import ThreadPoolExecutor
