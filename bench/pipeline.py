@@ -3,6 +3,7 @@
     .venv/bin/python bench/pipeline.py                 # 24 games, 16 clients, 30 s (about 3 minutes)
     .venv/bin/python bench/pipeline.py --repeat 3      # the stack measurement 3 times: min, median (4.5 min)
     .venv/bin/python bench/pipeline.py --quick         # 12 games, 8 clients, 10 s: under 3 minutes
+    .venv/bin/python bench/pipeline.py --mode poll     # clients poll legal-moves (as before /api/me/turns)
     .venv/bin/python bench/pipeline.py --games 24 --clients 16 --seconds 30 --web-workers 2 --web-threads 8 \\
         --pool prefork --concurrency 2 --prefetch 1 --server-url postgres://postgres@127.0.0.1:5432/postgres \\
         --redis-db 12
@@ -25,7 +26,13 @@ stack
     beat, a migrated scratch database. ``--games`` Nine Card games are played at once by
     ``--clients`` client threads (a ``requests.Session`` each, keep-alive) through the public API
     only. Accounts and games are made before the clock starts; a game that ends is replaced by a
-    new one for the same two accounts (that POST is inside the clock). Each client loops over the
+    new one for the same two accounts (that POST is inside the clock). Each client plays one account
+    and finds its turns in one of two ways (``--mode``):
+    turns (the default): ``GET /api/me/turns?wait=2`` - the account's turns in all its games at
+    once, answered as soon as it may act somewhere - then a random legal move in each game listed,
+    each with ``POST /api/games/{id}/moves?wait=5``; a held game missing from the answer is
+    checked (``GET /api/games/{id}``) and, once finished, replaced.
+    poll (as before; works against commits without ``/api/me/turns``): the client loops over the
     games it holds a seat in, takes one whose ``legal-moves`` is not empty and submits a random
     legal move with ``POST /api/games/{id}/moves?wait=5``.
     moves/s: validated moves (decided: accepted 200 or rejected 422) whose verdict came back inside
@@ -37,8 +44,8 @@ stack
     It depends less than moves/s on what else the machine runs, but it does depend on it (the same
     code took ~24 ms per move at load average 15 and ~20 ms on a quiet machine: contended cores do
     less per CPU second), so compare trees run one right after the other. The web's CPU is also given per
-    HTTP request: a client polls ``legal-moves`` while its opponent thinks, so the requests per move
-    grow with the verdict latency.
+    HTTP request: in ``--mode poll`` a client polls ``legal-moves`` while its opponent thinks, so the
+    requests per move grow with the verdict latency; in ``--mode turns`` a request waits instead.
 in-process
     The same kind of moves (Nine Card, random legal) applied in this process through
     ``games.services``: ``move_submit`` (stores the submission, queues the task on Redis; no worker
@@ -793,7 +800,7 @@ def run(args, cleanup: sb.Cleanup) -> None:
         + ", ".join(f"{part} {ms:.2f}" for part, ms in cpu_parts.items())
         + f" = {sum(cpu_parts.values()):.2f} ms per validated move (median; the processes' CPU time); "
         f"web {sb.median(summary['web_ms_per_request']):.2f} ms per HTTP request "
-        f"({sb.median(summary['requests_per_move']):.2f} requests per move: polls of legal-moves included)"
+        f"({sb.median(summary['requests_per_move']):.2f} requests per move, --mode {args.mode})"
     )
     say(f"in-process       : {per_move}")
     say(
