@@ -69,12 +69,16 @@ def verdict_wait(public_id, timeout: float) -> dict | None:
 
 
 # ---- long polls --------------------------------------------------------------------------------
+LONG_POLL_REREAD_SECONDS = 1.0  # a long poll reads again this often without a notice (a lost one)
+
+
 def notice_wait(name: str, read: Callable[[], T], ready: Callable[[T], bool], timeout: float) -> T:
     """``read()`` as soon as ``ready`` says so, waiting up to ``timeout`` s for it: the answer of a
     long poll (``GET /api/me/turns?wait=``). Reads once; if not ready, listens on the notice
     channel ``name`` and reads again after subscribing (a notice sent before that would be
     missed) and after every notice. Notices are fire-and-forget, so it also reads again every
-    ``KIFU_STREAM_POLL_SECONDS`` while the listener is away from Redis and at least once a second.
+    ``KIFU_STREAM_POLL_SECONDS`` while the listener is away from Redis, and at least every
+    ``LONG_POLL_REREAD_SECONDS``.
     Returns the last read, ready or not."""
     result = read()
     if timeout <= 0 or ready(result):
@@ -87,7 +91,7 @@ def notice_wait(name: str, read: Callable[[], T], ready: Callable[[T], bool], ti
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            pause = 1.0 if BUS.live else float(settings.KIFU_STREAM_POLL_SECONDS)
+            pause = LONG_POLL_REREAD_SECONDS if BUS.live else float(settings.KIFU_STREAM_POLL_SECONDS)
             waiter.wait(min(left, pause))
             result = read()
     finally:

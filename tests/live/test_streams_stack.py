@@ -280,3 +280,25 @@ def test_the_arena_refuses_bad_bot_lists(stack):
     with pytest.raises(ValueError, match="no bot kind"):
         arena.run(base_url=stack.base_url, engine="nine-card", games=1, bots=["clever"], out=None)
     assert arena.main(["--games", "1", "--engine", "nine-card", "--base-url", stack.base_url, "--bots", "x,y"]) == 2
+
+
+def test_my_turns_waits_for_a_turn_and_wakes_on_the_opponent_s_move(stack):
+    """``GET /api/me/turns?wait=`` over the real stack: answered at once when a turn is there,
+    held while the account may act nowhere, and woken by the opponent's verdict notice."""
+    import time
+
+    oya, ko = account(stack), account(stack)
+    game = oya.create_game("nine-card", [oya.username, ko.username])
+    ko.accept(game["id"])
+    [turn] = oya.my_turns(wait=10)["turns"]  # Nine Card: both seats commit a card first
+    assert turn["game"] == game["id"] and turn["moves"]
+    assert oya.submit_move(game["id"], turn["moves"][0], wait=10)["status"] == "accepted"
+    thread, out = in_thread(lambda: (oya.my_turns(wait=25), time.monotonic()))
+    time.sleep(1.0)  # oya waits: its card is in, ko's is not
+    assert thread.is_alive()
+    [ko_turn] = ko.my_turns()["turns"]
+    assert ko.submit_move(game["id"], ko_turn["moves"][0], wait=10)["status"] == "accepted"
+    moved = time.monotonic()
+    answer, answered = joined(thread, out, timeout=30)
+    assert answered - moved < 5  # woken by the notice, not by the end of its 25 s
+    assert [item["game"] for item in answer["turns"] + answer["waiting"]] == [game["id"]]
