@@ -295,16 +295,22 @@ class GameLegalMovesView(APIView):
         return Response({"engine": game.engine, "seat": seat, "head_seq": head_seq, "moves": moves})
 
 
+def wait_parameter(description: str) -> OpenApiParameter:
+    """The ``?wait=`` seconds of a request that may wait (read with ``float_param``, at most
+    ``KIFU_MAX_WAIT_SECONDS``)."""
+    return OpenApiParameter(
+        "wait", {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS}, description=description
+    )
+
+
 class TurnListView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "wait",
-                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
-                description="If you may act nowhere, wait up to this many seconds (max 30) for a turn "
-                "or for one of your games to end or start.",
+            wait_parameter(
+                "If you may act nowhere, wait up to this many seconds (max 30) for a turn "
+                "or for one of your games to end or start."
             )
         ],
         responses={200: s.TurnsSerializer, **ERRORS},
@@ -338,11 +344,7 @@ class GameMovesView(APIView):
     @extend_schema(
         request=s.MoveSerializer,
         parameters=[
-            OpenApiParameter(
-                "wait",
-                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
-                description="Wait up to this many seconds for the verdict (max 30).",
-            ),
+            wait_parameter("Wait up to this many seconds for the verdict (max 30)."),
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER, description="Alternative to the body field."
             ),
@@ -432,13 +434,7 @@ class SubmissionDetailView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "wait",
-                {"type": "number", "minimum": 0, "maximum": settings.KIFU_MAX_WAIT_SECONDS},
-                description="Wait up to this many seconds for the verdict.",
-            )
-        ],
+        parameters=[wait_parameter("Wait up to this many seconds for the verdict.")],
         responses={200: s.SubmissionSerializer, **ERRORS},
         tags=["play"],
     )
