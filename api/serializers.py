@@ -20,7 +20,7 @@ from games.serializers import (
     FreeObjectField,
     TimeControlSerializer,
 )
-from kifu.http.openapi import declared
+from kifu.http.openapi import NotBlankCharField, declared
 
 from .openapi import ref
 
@@ -32,7 +32,11 @@ USERNAME_TAKEN = "that username is taken"
 
 class AccountCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,40}$", help_text="2-40 letters, digits, _ . -")
-    password = serializers.CharField(write_only=True, min_length=8, style={"input_type": "password"})
+    # A password is taken as typed, spaces too (as Django's own forms do): trimming would make a
+    # password of spaces blank where the schema allows it, and change a password that ends in one.
+    password = serializers.CharField(
+        write_only=True, min_length=8, trim_whitespace=False, style={"input_type": "password"}
+    )
     bot = serializers.BooleanField(
         required=False, default=False, help_text="A bot account (a program playing through the API); fixed for good."
     )
@@ -86,7 +90,7 @@ class AccountEmailSerializer(serializers.Serializer):
 
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField()
-    password = serializers.CharField(write_only=True, style={"input_type": "password"})
+    password = serializers.CharField(write_only=True, trim_whitespace=False, style={"input_type": "password"})
 
 
 class TokenSerializer(serializers.Serializer):
@@ -184,7 +188,7 @@ class GameCreateSerializer(serializers.Serializer):
     engine = EngineSlugField(help_text="A game slug from /api/engines.")
     config = ConfigField(required=False, default=dict, help_text="Flags that differ from the defaults.")
     seats = serializers.ListField(
-        child=serializers.CharField(allow_null=True),
+        child=NotBlankCharField(allow_null=True),
         min_length=1,
         max_length=16,
         help_text="One entry per seat, seat 0 first: a username, or null for an open seat.",

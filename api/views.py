@@ -474,6 +474,13 @@ RECORD = {"type": "string", "format": "binary", "description": "JSON Lines: the 
 class GameRecordView(APIView):
     renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, JsonLinesRenderer, OctetStreamRenderer]
 
+    def perform_content_negotiation(self, request, force=False):
+        """``?format=`` names a renderer (bin, json, jsonl); DRF would read an empty one as absent.
+        ``force``: DRF choosing a renderer for an error answer, which must not be refused again."""
+        if not force and request.query_params.get("format") == "":
+            raise ApiError("bad_parameter", "format must be bin, json or jsonl, or left out")
+        return super().perform_content_negotiation(request, force)
+
     @extend_schema(
         responses={
             (200, JsonLinesRenderer.media_type): RECORD,

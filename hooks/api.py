@@ -16,12 +16,14 @@ ERRORS = error_responses(400, 401, 404)
 
 
 # What the schema promises is stored as given: an http(s) URL with an ASCII host name, a port from 1
-# to 9999 at most, and a path of characters that stay as they are (services.webhook_url_normalise
-# takes more - IDNA hosts, characters to percent-encode - and says what to fix for the rest).
+# to 65535, and a path of characters that stay as they are. services.webhook_url_normalise takes more
+# (IDNA hosts, characters to percent-encode, a fragment to drop) and stores it in this shape, which the
+# fuzz suite checks (tests/robustness/test_fuzz_schema.py); it says what to fix for the rest.
+PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 WEBHOOK_URL = {
     "type": "string",
     "maxLength": 500,
-    "pattern": r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[1-9][0-9]{0,3})?"
+    "pattern": rf"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:{PORT})?"
     r"(/[A-Za-z0-9._~%/!$&'()*+,;=:@?-]*)?$",
 }
 

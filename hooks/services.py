@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import time
 from datetime import timedelta
@@ -42,6 +43,10 @@ USER_AGENT = "Kifu-Webhooks/1"
 
 
 # ---- registering --------------------------------------------------------------------------------
+# A host as called: ASCII labels (an internationalised name arrives here as IDNA) or an IPv4 address.
+HOST_NAME = re.compile(r"[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*")
+
+
 def webhook_url_normalise(url: str) -> str:
     """The URL as stored and called: ASCII only (IDNA host, percent-encoded path and query), so it
     is a valid URI for every client; raises ServiceError ``bad_webhook_url`` saying what to fix."""
@@ -64,8 +69,8 @@ def webhook_url_normalise(url: str) -> str:
         refuse("a webhook URL needs a valid host name and a port from 1 to 65535")
     if port == 0:
         refuse("a webhook URL needs a port from 1 to 65535")
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
+    if not HOST_NAME.fullmatch(host):  # "example.org*", "a..b", an IPv6 literal
+        refuse(f"a webhook URL needs a host name of letters, digits and hyphens (or an IPv4 address), not {host!r}")
     netloc = host if port is None else f"{host}:{port}"
     safe = "/%:@!$&'()*+,;=-._~?"
     url = urlunsplit((parts.scheme.lower(), netloc, quote(parts.path, safe=safe), quote(parts.query, safe=safe), ""))

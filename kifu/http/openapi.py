@@ -10,7 +10,7 @@ import re
 
 from drf_spectacular import openapi
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import permissions
+from rest_framework import permissions, serializers
 
 
 class AutoSchema(openapi.AutoSchema):
@@ -20,6 +20,22 @@ class AutoSchema(openapi.AutoSchema):
         schema = super()._map_basic_serializer(serializer, direction)
         if direction == "request" and getattr(serializer, "closed", False):
             schema["additionalProperties"] = False
+        return schema
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        """Text a request may not leave blank says so: DRF's CharField trims with ``str.strip`` and
+        then refuses an empty value, so ``minLength: 1`` alone would call "  " valid. Such a field
+        gets the pattern of one character ``str.strip`` keeps, unless it declares its own shape."""
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and field.trim_whitespace
+            and not field.allow_blank
+            and schema.get("type") == "string"
+            and not {"pattern", "enum", "format"} & set(schema)
+        ):
+            schema = {**schema, "pattern": NOT_PYTHON_SPACE}
         return schema
 
     def _get_request_for_media_type(self, serializer, direction="request"):
@@ -53,10 +69,15 @@ def declared(field_class: type, schema: dict, name: str) -> type:
     return extend_schema_field(schema)(type(name, (field_class,), {"__doc__": f"{field_class.__name__}: {schema}"}))
 
 
+# One character that Python's str.strip() keeps (DRF's CharField trims with it): JSON Schema's \\S
+# disagrees both ways (it calls U+FEFF space, and U+001C-U+001F and U+0085 not), so the set is spelled out.
+NOT_PYTHON_SPACE = "[^\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+
+
 def _not_blank():
     from rest_framework import serializers
 
-    return declared(serializers.CharField, {"type": "string", "pattern": r"\S"}, "NotBlankCharField")
+    return declared(serializers.CharField, {"type": "string", "pattern": NOT_PYTHON_SPACE}, "NotBlankCharField")
 
 
 # Text that is more than white space (a CharField trims it, and blank is refused): a username to

@@ -240,7 +240,7 @@ class SeasonPlayerAddSerializer(serializers.Serializer):
 
 class SeasonStartSerializer(serializers.Serializer):
     divisions = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()),
+        child=serializers.ListField(child=NotBlankCharField()),
         required=False,
         allow_null=True,
         default=None,

@@ -7,9 +7,12 @@ test_fuzz_schema.py, test_fuzz_streams.py and bin/fuzz): each one failed on the 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.management import call_command
+
+from kifu.http.openapi import NOT_PYTHON_SPACE
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +43,7 @@ def test_a_leagues_points_are_declared_as_the_service_takes_them(schema, method,
 def test_a_pairing_reports_ranking_names_are_declared_more_than_white_space(schema):
     """Found: ``{"ranking": [[" "]]}`` was valid for the schema and refused as blank."""
     ranking = body_schema(schema, "post", "/api/pairings/{kind}/{id}/report")["properties"]["ranking"]
-    assert ranking["items"]["items"]["pattern"] == r"\S"
+    assert ranking["items"]["items"]["pattern"] == NOT_PYTHON_SPACE
 
 
 @pytest.fixture
@@ -120,7 +123,7 @@ def test_a_clubs_name_is_declared_more_than_white_space(schema):
     """Found (bin/fuzz, seed 20): ``POST /api/clubs {"name": "\\t"}`` was valid for the schema and
     refused as blank."""
     for method, path in (("post", "/api/clubs"), ("patch", "/api/clubs/{slug}")):
-        assert body_schema(schema, method, path)["properties"]["name"]["pattern"] == r"\S"
+        assert body_schema(schema, method, path)["properties"]["name"]["pattern"] == NOT_PYTHON_SPACE
 
 
 def test_reminder_preferences_declare_that_other_keys_are_refused(schema):
@@ -135,3 +138,53 @@ def test_a_webhooks_events_are_declared_at_least_one(schema, organiser):
     assert body_schema(schema, "post", "/api/webhooks")["properties"]["events"]["minItems"] == 1
     response = organiser.post("/api/webhooks", {"url": "https://example.org/k", "events": []}, format="json")
     assert refused(response, "bad_webhook_events")
+
+
+def test_more_than_white_space_means_what_a_charfield_keeps():
+    """Found (bin/fuzz, seed 21): the pattern was ``\\S``, but a CharField trims with Python's
+    ``str.strip``, which also takes U+001C-U+001F and U+0085 (and keeps U+FEFF, which ``\\s`` calls
+    space): a name of "\\x1f" was valid for the schema and refused as blank. Every code point agrees now."""
+    pattern = re.compile(NOT_PYTHON_SPACE)
+    disagree = [hex(c) for c in range(0x110000) if (chr(c).strip() == "") != (pattern.search(chr(c)) is None)]
+    assert disagree == []
+
+
+def test_seats_and_division_names_are_declared_more_than_white_space(schema):
+    """Found (bin/fuzz, seed 21): ``POST /api/games`` with a seat of " " and ``POST
+    /api/leagues/{id}/seasons`` with a division name of " " were valid for the schema (minLength 1)
+    and refused as blank."""
+    seats = body_schema(schema, "post", "/api/games")["properties"]["seats"]["items"]
+    assert seats["pattern"] == NOT_PYTHON_SPACE and seats["nullable"] is True
+    divisions = body_schema(schema, "post", "/api/leagues/{id}/seasons")["properties"]["divisions"]
+    assert divisions["items"]["items"]["pattern"] == NOT_PYTHON_SPACE
+
+
+def test_an_empty_record_format_is_refused(organiser):
+    """Found (bin/fuzz, seed 21): ``GET /api/games/{id}/record?format=`` (not one of bin, json,
+    jsonl) was read as absent and answered 200."""
+    response = organiser.get("/api/games/00000000-0000-0000-0000-000000000000/record?format=")
+    assert refused(response, "bad_parameter") and "format" in response.json()["message"]
+    assert organiser.get("/api/games/00000000-0000-0000-0000-000000000000/record?format=json").status_code == 404
+
+
+@pytest.mark.parametrize("url", ["http://example.org*/hook", "http://exa_mple.org/", "http://[::1]:8080/hook"])
+def test_a_webhook_host_is_a_host_name(organiser, url):
+    """Found (bin/fuzz, seed 21): ``http://example.org*`` was stored with ``*`` in its host name."""
+    assert refused(organiser.post("/api/webhooks", {"url": url}, format="json"), "bad_webhook_url")
+
+
+@pytest.mark.parametrize(
+    ("url", "stored"),
+    [
+        ("http://Example.org:65535/k", "http://example.org:65535/k"),
+        ("http://例え.jp/😀#x", "http://xn--r8jz45g.jp/%F0%9F%98%80"),
+    ],
+)
+def test_a_webhook_url_taken_in_another_shape_is_stored_in_the_declared_one(organiser, url, stored):
+    """What the service normalises (a port above 9999, an internationalised host, a character to encode, a
+    fragment) is stored in the shape the schema declares, which the fuzz suite relies on."""
+    from hooks.api import WEBHOOK_URL
+
+    response = organiser.post("/api/webhooks", {"url": url}, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["url"] == stored and re.fullmatch(WEBHOOK_URL["pattern"], stored)

@@ -26,6 +26,8 @@ from schemathesis.core.parameters import ParameterLocation  # noqa: E402
 from schemathesis.generation import GenerationMode  # noqa: E402
 from schemathesis.specs.openapi.checks import negative_data_rejection, response_schema_conformance  # noqa: E402
 
+from hooks.api import WEBHOOK_URL  # noqa: E402
+
 from .fuzz_report import record_case  # noqa: E402
 from .fuzz_world import World  # noqa: E402
 
@@ -196,6 +198,15 @@ def refused_for_its_shape(case, response) -> str | None:
     return code
 
 
+def normalised_into_the_schema(case, response) -> bool:
+    """A webhook URL is the one value the API takes in more shapes than its schema declares, on
+    purpose (hooks.services.webhook_url_normalise: an internationalised host, characters to
+    percent-encode, a fragment): such a URL is accepted only if what is stored has the declared shape."""
+    if (case.method, case.operation.path) != ("POST", "/api/webhooks") or response.status_code != 201:
+        return False
+    return re.fullmatch(WEBHOOK_URL["pattern"], response.json()["url"]) is not None
+
+
 @pytest.mark.django_db
 @schema.parametrize()
 # The suite's run is the same every time (derandomize: examples from a fixed seed), so a red run is a
@@ -217,7 +228,7 @@ def test_no_operation_fails_on_real_objects(case, token, world):
     what = (case.method, case.formatted_path, case.query, case.body, response.status_code, response.text[:300])
     # A schema-violating request is refused (a 4xx: schemathesis's negative_data_rejection), never a 5xx.
     checks = [not_a_server_error, response_schema_conformance]
-    if still_negative(case):
+    if still_negative(case) and not normalised_into_the_schema(case, response):
         checks.append(negative_data_rejection)
     case.validate_response(response, checks=checks, headers=headers)
     if 400 <= response.status_code < 500:
