@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from django.core.validators import RegexValidator
 from drf_spectacular import openapi
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import permissions, serializers
@@ -34,6 +35,8 @@ class AutoSchema(openapi.AutoSchema):
             and not field.allow_blank
             and schema.get("type") == "string"
             and not {"pattern", "enum", "format"} & set(schema)
+            # drf-spectacular adds a RegexField's own pattern after this mapping: it says more.
+            and not any(isinstance(validator, RegexValidator) for validator in field.validators)
         ):
             schema = {**schema, "pattern": NOT_PYTHON_SPACE}
         return schema

@@ -96,7 +96,10 @@ def test_a_multiplayer_swiss_of_turn_thief_to_final_standings(club_with, clock, 
                 assert lifecycle.tournament_game_finished(game_id=board.game_id) is True
             board.refresh_from_db()
             assert board.placements[-1] == [loser.pk] and board.points[str(loser.pk)] == 0
-            assert sorted(board.points.values(), reverse=True)[0] >= 2  # 3, or 2 for a shared first place
+            # 3 for a winner alone, 2 when two share first, 4/3 when the three left share it: the game's
+            # own (random) seed decides how the resignation leaves the others (flaky in CI as ">= 2").
+            top = sorted(board.points.values(), reverse=True)[0]
+            assert top in (3, 2) or abs(top - 4 / 3) < 1e-9, board.points
             assert sum(board.points.values()) == 4  # 3 + 1 + 0 + 0 however the places tie
         assert len(queued) == 1  # the last table queued the next round
         lifecycle.tournament_advance(tournament_id=tournament.pk, now=clock.advance(hours=1))

@@ -188,3 +188,10 @@ def test_a_webhook_url_taken_in_another_shape_is_stored_in_the_declared_one(orga
     response = organiser.post("/api/webhooks", {"url": url}, format="json")
     assert response.status_code == 201, response.json()
     assert response.json()["url"] == stored and re.fullmatch(WEBHOOK_URL["pattern"], stored)
+
+
+def test_a_regex_field_keeps_its_own_pattern(schema):
+    """Found in CI: the kit's "more than white space" pattern replaced the username's own, so the
+    fuzz suite sent usernames the RegexField refuses as valid ones."""
+    username = body_schema(schema, "post", "/api/accounts")["properties"]["username"]
+    assert username["pattern"] == r"^[A-Za-z0-9_.-]{2,40}$"
