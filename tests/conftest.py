@@ -55,6 +55,16 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"openapi: {SchemaCheck.total} answers checked against the schema")
 
 
+def pytest_sessionstart(session):
+    """Claim ``REDIS_URL``'s database before collection: importing some test modules already writes
+    to Redis (tests/robustness/test_fuzz_schema.py loads the schema through the WSGI app, and the
+    throttle counts that request), so a claim made by the first fixture found the run's own keys
+    and refused the database (tests/redis_claim.py)."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        redis_claim.claim(url)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _redis_claimed():
     """Before any test writes to Redis, make ``REDIS_URL``'s database this run's if it is empty, so
