@@ -27,7 +27,7 @@ from games.serializers import GameSerializer
 from kifu import logcontext
 from kifu.http import throttles
 from kifu.http.errors import ApiError, ErrorSerializer, error_responses
-from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, float_param
+from kifu.http.params import AFTER_SEQ, PAGE_LIMIT, float_param, validated
 
 from . import scopes
 from . import serializers as s
@@ -45,13 +45,12 @@ class AccountCreateView(APIView):
     @extend_schema(request=s.AccountCreateSerializer, responses={201: s.AccountSerializer, **ERRORS}, tags=["accounts"])
     def post(self, request):
         """Create an account (``"bot": true`` for a bot account); the answer carries its API token."""
-        data = s.AccountCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(s.AccountCreateSerializer, request)
         try:
-            user, token = accounts.account_create(**data.validated_data)
+            user, token = accounts.account_create(**data)
         except IntegrityError:  # the same name made by another request since the check: the check's answer
             raise serializers.ValidationError({"username": [s.USERNAME_TAKEN]}) from None
-        body = {"username": user.username, "token": token.key, "bot": data.validated_data["bot"]}
+        body = {"username": user.username, "token": token.key, "bot": data["bot"]}
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -64,9 +63,8 @@ class MatureConsentView(APIView):
     )
     def post(self, request):
         """Confirm you are an adult who consents to mature content (needed to see or play mature games)."""
-        data = s.MatureConsentSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        record = services.mature_consent_confirm(user=request.user, **data.validated_data)
+        data = validated(s.MatureConsentSerializer, request)
+        record = services.mature_consent_confirm(user=request.user, **data)
         return Response({"adult": True, "consent": True, "confirmed_at": record.confirmed_at})
 
     @extend_schema(responses={204: None, **ERRORS}, tags=["accounts"])
@@ -88,9 +86,8 @@ class AccountEmailView(APIView):
     def put(self, request):
         """Set the account's e-mail address (``""`` removes it): password reset and deadline reminders
         use it. 400 ``bad_email`` (not an address), ``email_taken`` (another account has it)."""
-        data = s.AccountEmailSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        return Response({"email": accounts.account_email_set(user=request.user, email=data.validated_data["email"])})
+        data = validated(s.AccountEmailSerializer, request)
+        return Response({"email": accounts.account_email_set(user=request.user, email=data["email"])})
 
 
 class TokenView(APIView):
@@ -103,13 +100,12 @@ class TokenView(APIView):
     @extend_schema(request=s.TokenRequestSerializer, responses={200: s.TokenSerializer, **ERRORS}, tags=["accounts"])
     def post(self, request):
         """Exchange a username and password for the account's API token."""
-        data = s.TokenRequestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        username = data.validated_data["username"]
+        data = validated(s.TokenRequestSerializer, request)
+        username = data["username"]
         locked = throttles.login_locked_for(username)
         if locked:
             raise throttles.LoginLocked(locked)
-        user = authenticate(request, **data.validated_data)
+        user = authenticate(request, **data)
         if user is None:
             throttles.login_failed(username)
             raise ApiError("bad_credentials", "wrong username or password", status.HTTP_401_UNAUTHORIZED)
@@ -188,15 +184,14 @@ class GameListView(generics.ListCreateAPIView):
     def post(self, request, *args, **kwargs):
         """Create a game. Seats you name for others are invitations (``GET /api/me/invitations``);
         it starts, and the cards are dealt, once every seat has a player who accepted."""
-        data = s.GameCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(s.GameCreateSerializer, request)
         game = services.game_create(
-            engine_slug=data.validated_data["engine"],
-            config=data.validated_data["config"],
-            seats=data.validated_data["seats"],
+            engine_slug=data["engine"],
+            config=data["config"],
+            seats=data["seats"],
             created_by=request.user,
-            time_control=data.validated_data["time_control"],
-            spectator_delay_seconds=data.validated_data["spectator_delay_seconds"],
+            time_control=data["time_control"],
+            spectator_delay_seconds=data["spectator_delay_seconds"],
         )
         game = selectors.game_get(game_id=game.pk, viewer=request.user)
         return Response(GameSerializer(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
@@ -223,11 +218,8 @@ class GameJoinView(APIView):
     @extend_schema(request=s.JoinSerializer, responses={200: GameSerializer, **ERRORS}, tags=["games"])
     def post(self, request, pk):
         """Take an open seat (the first, or the one asked for)."""
-        data = s.JoinSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        game = services.game_join(
-            game_id=load_game(pk, request.user).pk, user=request.user, seat=data.validated_data.get("seat")
-        )
+        data = validated(s.JoinSerializer, request)
+        game = services.game_join(game_id=load_game(pk, request.user).pk, user=request.user, seat=data.get("seat"))
         return Response(GameSerializer(load_game(game.pk, request.user), context={"request": request}).data)
 
 
@@ -358,9 +350,8 @@ class GameMovesView(APIView):
         ``{"type": "resign"}`` resigns. The same idempotency key always returns the first verdict.
         """
         wait = float_param(request, "wait", 0.0, settings.KIFU_MAX_WAIT_SECONDS)
-        data = s.MoveSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        key = data.validated_data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
+        data = validated(s.MoveSerializer, request)
+        key = data.get("idempotency_key") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
         result = None
         try:
             seat = selectors.seat_for_move(game_id=pk, user=request.user)
@@ -369,7 +360,7 @@ class GameMovesView(APIView):
             result = services.move_submit(
                 game_id=pk,
                 user=request.user,
-                move=data.validated_data["move"],
+                move=data["move"],
                 idempotency_key=key,
                 received_at=receipts.received_at(request),
                 seat=seat,
@@ -545,10 +536,9 @@ class RecordImportView(APIView):
     @extend_schema(request=s.RecordImportSerializer, responses={201: GameSerializer, **ERRORS}, tags=["records"])
     def post(self, request):
         """Store a game played at a real table; a bad record is refused at its first bad line."""
-        data = s.RecordImportSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = validated(s.RecordImportSerializer, request)
         # One transaction around the answer too: if the stored game could not be shown, it is not kept.
         with transaction.atomic():
-            game = record_io.record_import(lines=data.validated_data["record"].splitlines(), created_by=request.user)
+            game = record_io.record_import(lines=data["record"].splitlines(), created_by=request.user)
             body = GameSerializer(load_game(game.pk, request.user), context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)

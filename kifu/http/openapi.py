@@ -72,17 +72,13 @@ def declared(field_class: type, schema: dict, name: str) -> type:
     return extend_schema_field(schema)(type(name, (field_class,), {"__doc__": f"{field_class.__name__}: {schema}"}))
 
 
-# One character that Python's str.strip() keeps (DRF's CharField trims with it): JSON Schema's \\S
+# One character that Python's str.strip() keeps (DRF's CharField trims with it): JSON Schema's \S
 # disagrees both ways (it calls U+FEFF space, and U+001C-U+001F and U+0085 not), so the set is spelled out.
 NOT_PYTHON_SPACE = "[^\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
 
 
-def _not_blank():
-    from rest_framework import serializers
-
-    return declared(serializers.CharField, {"type": "string", "pattern": NOT_PYTHON_SPACE}, "NotBlankCharField")
-
-
 # Text that is more than white space (a CharField trims it, and blank is refused): a username to
 # look up, say. Declared with a pattern, so a schema-valid request is not refused as blank.
-NotBlankCharField = _not_blank()
+NotBlankCharField = declared(
+    serializers.CharField, {"type": "string", "pattern": NOT_PYTHON_SPACE}, "NotBlankCharField"
+)
